@@ -1,0 +1,14 @@
+"""keras_recurrent: the recurrent layers Keras 3 does not ship.
+
+    import keras_recurrent as kr
+    layer = kr.layers.PeepholeLSTM(64)
+"""
+
+from keras_recurrent import datasets
+from keras_recurrent import export
+from keras_recurrent import layers
+from keras_recurrent import tuning
+
+__version__ = "0.1.0"
+
+__all__ = ["datasets", "export", "layers", "tuning", "__version__"]

@@ -1,0 +1,494 @@
+"""An LSTM cell covering every variant of Greff et al. (2017)."""
+
+import keras
+from keras import activations
+from keras import constraints
+from keras import initializers
+from keras import ops
+from keras import regularizers
+
+from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+
+# What each variant changes relative to the vanilla LSTM ("V"). Keys are the
+# structural switches of `LSTMVariantCell`; see the class docstring.
+VARIANTS = {
+    "V": {},
+    "NIG": {"input_gate": False},
+    "NFG": {"forget_gate": False},
+    "NOG": {"output_gate": False},
+    "NIAF": {"input_activation": False},
+    "NOAF": {"output_activation": False},
+    "NP": {"peepholes": False},
+    "CIFG": {"coupled": True},
+    "FGR": {"full_gate_recurrence": True},
+}
+_ALIASES = {"VANILLA": "V"}
+_GATE_NAMES = {"i": "input", "f": "forget", "o": "output"}
+
+
+def canonical_variant(variant):
+    """Returns the canonical (upper-case) name of a Greff et al. variant."""
+    if isinstance(variant, str):
+        name = _ALIASES.get(variant.upper(), variant.upper())
+        if name in VARIANTS:
+            return name
+    raise ValueError(
+        "Argument `variant` must be one of "
+        f"{sorted(VARIANTS) + ['vanilla']}. Received: variant={variant!r}"
+    )
+
+
+def _check_positive_int(name, value, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(
+            f"Argument `{name}` must be a positive integer"
+            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+        )
+    return value
+
+
+def _check_rate(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(
+            f"Argument `{name}` must be a float in [0, 1). "
+            f"Received: {name}={value!r}"
+        )
+    if not 0.0 <= value < 1.0:
+        raise ValueError(
+            f"Argument `{name}` must be in [0, 1). Received: {name}={value!r}"
+        )
+    return float(value)
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
+    """Cell class for the LSTM variants of Greff et al. (2017).
+
+    One time step of the vanilla LSTM with peepholes ("V", Gers & Schmidhuber
+    2000) or of any of the eight single-change variants studied in "LSTM: A
+    Search Space Odyssey", chosen by name with `variant`:
+
+    ```
+    V (vanilla):  i = σ(x W_i + h U_i + p_i ⊙ c_{t-1} + b_i)
+                  f = σ(x W_f + h U_f + p_f ⊙ c_{t-1} + b_f)
+                  g = tanh(x W_c + h U_c + b_c)
+                  c_t = f ⊙ c_{t-1} + i ⊙ g
+                  o = σ(x W_o + h U_o + p_o ⊙ c_t + b_o)
+                  h_t = o ⊙ tanh(c_t)
+    NIG  (no input gate):          i = 1
+    NFG  (no forget gate):         f = 1
+    NOG  (no output gate):         o = 1
+    NIAF (no input activation):    g = x W_c + h U_c + b_c
+    NOAF (no output activation):   h_t = o ⊙ c_t
+    NP   (no peepholes):           p_i = p_f = p_o = 0, i.e. Keras' LSTMCell
+    CIFG (coupled gates):          i = 1 - f
+    FGR  (full gate recurrence):   each gate also reads all three gates of
+                                   the previous step:  ... + [i, f, o]_{t-1} R
+    ```
+
+    `h` is `h_{t-1}` above; σ is `recurrent_activation` and tanh is
+    `activation`. The output gate reads the *new* cell state `c_t`.
+    Greff et al. write CIFG as `f = 1 - i`; here the forget gate is the free
+    one and `i = 1 - f`, as in TF1's `CoupledInputForgetGateLSTMCell`. The two
+    are the same family (σ(-z) = 1 - σ(z)).
+
+    Options on top of any variant: `cell_clip` clips `c_t` to
+    `[-cell_clip, cell_clip]` before the output gate reads it (TF1's
+    `LSTMCell`), and `projection_units` adds the LSTMP projection of Sak et al.
+    (2014), `h_t = (o ⊙ tanh(c_t)) P`, which then is the recurrent state.
+
+    Weights (gate blocks are the gates a variant has, in Keras' `LSTMCell`
+    order `[i, f, c, o]`: `[i, f, c, o]` for V, NIAF, NOAF, NP and FGR;
+    `[f, c, o]` for NIG and CIFG; `[i, c, o]` for NFG; `[i, f, c]` for NOG):
+
+    - `kernel`: `(input_dim, n_blocks * units)`.
+    - `recurrent_kernel`: `(state_dim, n_blocks * units)`, where `state_dim`
+      is `projection_units` if set, else `units`.
+    - `bias`: `(n_blocks * units,)`, if `use_bias`.
+    - `input_gate_peephole_weights`, `forget_gate_peephole_weights`,
+      `output_gate_peephole_weights`: `(units,)` each, for the gates the
+      variant has, when it uses peepholes.
+    - `gate_recurrent_kernel` (FGR only): `(3 * units, 3 * units)`; rows are
+      the previous gates `[i, f, o]_{t-1}`, column blocks the gates `[i, f, o]`.
+    - `projection_kernel`: `(units, projection_units)`, if `projection_units`.
+
+    States are `[h, c]` (Keras' order), plus the previous gate activations
+    `[i, f, o]` (shape `(batch, 3 * units)`) for FGR.
+
+    Args:
+        units: Positive integer, dimensionality of the cell state.
+        variant: Name of the Greff et al. variant: `"V"` (or `"vanilla"`),
+            `"NIG"`, `"NFG"`, `"NOG"`, `"NIAF"`, `"NOAF"`, `"NP"`, `"CIFG"`
+            or `"FGR"` (case-insensitive). Defaults to `"V"`.
+        use_peepholes: Whether the gates read the cell state. `None` (default)
+            follows the variant (`False` for `"NP"`, `True` otherwise).
+        activation: Cell input and output activation. Defaults to `"tanh"`.
+        recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
+        use_bias: Whether to add `bias`. Defaults to `True`.
+        kernel_initializer: Initializer for `kernel`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer for `recurrent_kernel` and
+            `gate_recurrent_kernel`. Defaults to `"orthogonal"`.
+        bias_initializer: Initializer for `bias`. Defaults to `"zeros"`.
+        peephole_initializer: Initializer for the peephole weights.
+            Defaults to `"glorot_uniform"` (as tf.keras' `PeepholeLSTMCell`).
+        projection_initializer: Initializer for `projection_kernel`.
+            Defaults to `"glorot_uniform"`.
+        unit_forget_bias: If `True` and the variant has a forget gate, its
+            bias block starts at 1 (Jozefowicz et al. 2015). Defaults to `True`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer,
+        peephole_regularizer, projection_regularizer: Optional regularizers
+            of the corresponding weights.
+        kernel_constraint, recurrent_constraint, bias_constraint,
+        peephole_constraint, projection_constraint: Optional constraints of
+            the corresponding weights.
+        dropout: Float in [0, 1). Fraction of the inputs dropped, with one
+            mask per sequence. Defaults to 0.
+        recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped
+            before the recurrent matmul, one mask per sequence. Defaults to 0.
+        cell_clip: Optional positive float; clips the cell state.
+        projection_units: Optional positive integer; LSTMP projection size.
+        seed: Random seed for dropout.
+        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+
+    Call arguments:
+        inputs: A 2D tensor `(batch, input_dim)`.
+        states: List of state tensors, `[h, c]` (plus `[i, f, o]` for FGR).
+        training: Python boolean; dropout is active only when `True`.
+
+    Returns:
+        A tuple `(h_t, new_states)`.
+
+    Example:
+
+    >>> x = np.random.rand(4, 10, 8).astype("float32")
+    >>> cell = kr.layers.LSTMVariantCell(16, variant="NOG")
+    >>> keras.layers.RNN(cell)(x).shape
+    TensorShape([4, 16])
+    >>> cell.kernel.shape  # blocks [i, f, c]
+    TensorShape([8, 48])
+
+    Reference:
+        - [Greff et al., 2017. LSTM: A Search Space Odyssey](
+          https://arxiv.org/abs/1503.04069)
+        - [Gers & Schmidhuber, 2000. Recurrent nets that time and count](
+          https://doi.org/10.1109/IJCNN.2000.861302)
+        - [Sak et al., 2014. Long Short-Term Memory Based Recurrent Neural
+          Network Architectures for Large Vocabulary Speech Recognition](
+          https://arxiv.org/abs/1402.1128)
+    """
+
+    def __init__(
+        self,
+        units,
+        variant="V",
+        use_peepholes=None,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        peephole_initializer="glorot_uniform",
+        projection_initializer="glorot_uniform",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        peephole_regularizer=None,
+        projection_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        peephole_constraint=None,
+        projection_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        cell_clip=None,
+        projection_units=None,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = _check_positive_int("units", units)
+        self.variant = canonical_variant(variant)
+        self.projection_units = _check_positive_int(
+            "projection_units", projection_units, allow_none=True
+        )
+        if cell_clip is not None and not (
+            isinstance(cell_clip, (int, float))
+            and not isinstance(cell_clip, bool)
+            and cell_clip > 0
+        ):
+            raise ValueError(
+                "Argument `cell_clip` must be a positive number or None. "
+                f"Received: cell_clip={cell_clip!r}"
+            )
+        self.cell_clip = None if cell_clip is None else float(cell_clip)
+        self.dropout = _check_rate("dropout", dropout)
+        self.recurrent_dropout = _check_rate(
+            "recurrent_dropout", recurrent_dropout
+        )
+
+        structure = {
+            "input_gate": True,
+            "forget_gate": True,
+            "output_gate": True,
+            "input_activation": True,
+            "output_activation": True,
+            "peepholes": True,
+            "coupled": False,
+            "full_gate_recurrence": False,
+        }
+        structure.update(VARIANTS[self.variant])
+        if use_peepholes is not None:
+            if use_peepholes and self.variant == "NP":
+                raise ValueError(
+                    "Variant 'NP' has no peepholes. Received: "
+                    f"variant={variant!r}, use_peepholes={use_peepholes!r}"
+                )
+            structure["peepholes"] = bool(use_peepholes)
+        self.use_peepholes = structure["peepholes"]
+        self._structure = structure
+        # Gate blocks in Keras' LSTMCell order, restricted to those present.
+        self.gate_blocks = [
+            name
+            for name, present in (
+                ("i", structure["input_gate"] and not structure["coupled"]),
+                ("f", structure["forget_gate"]),
+                ("c", True),
+                ("o", structure["output_gate"]),
+            )
+            if present
+        ]
+
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias = use_bias
+        self.unit_forget_bias = unit_forget_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.peephole_initializer = initializers.get(peephole_initializer)
+        self.projection_initializer = initializers.get(projection_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.peephole_regularizer = regularizers.get(peephole_regularizer)
+        self.projection_regularizer = regularizers.get(projection_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.peephole_constraint = constraints.get(peephole_constraint)
+        self.projection_constraint = constraints.get(projection_constraint)
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed=seed)
+
+        state_units = self.projection_units or units
+        self.state_size = [state_units, units]
+        if structure["full_gate_recurrence"]:
+            self.state_size.append(3 * units)
+        self.output_size = state_units
+        # Set by the package's RNN layers, which project the inputs of all
+        # time steps in one matmul before the loop (see `project_inputs`).
+        self._inputs_projected = False
+
+    def build(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) != 2:
+            raise ValueError(
+                f"{type(self).__name__} expects `inputs` of rank 2 "
+                f"(batch, features). Received: inputs.shape={input_shape}"
+            )
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(
+                "The last dimension of `inputs` must be defined. "
+                f"Received: inputs.shape={input_shape}"
+            )
+        units = self.units
+        n_blocks = len(self.gate_blocks)
+        self.kernel = self.add_weight(
+            shape=(input_dim, n_blocks * units),
+            name="kernel",
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.state_size[0], n_blocks * units),
+            name="recurrent_kernel",
+            initializer=self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(n_blocks * units,),
+                name="bias",
+                initializer=self._bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        else:
+            self.bias = None
+        self.peephole_weights = {}
+        if self.use_peepholes:
+            for gate in ("i", "f", "o"):
+                if self._has_gate(gate):
+                    self.peephole_weights[gate] = self.add_weight(
+                        shape=(units,),
+                        name=f"{_GATE_NAMES[gate]}_gate_peephole_weights",
+                        initializer=self.peephole_initializer,
+                        regularizer=self.peephole_regularizer,
+                        constraint=self.peephole_constraint,
+                    )
+        if self._structure["full_gate_recurrence"]:
+            self.gate_recurrent_kernel = self.add_weight(
+                shape=(3 * units, 3 * units),
+                name="gate_recurrent_kernel",
+                initializer=self.recurrent_initializer,
+                regularizer=self.recurrent_regularizer,
+                constraint=self.recurrent_constraint,
+            )
+        if self.projection_units:
+            self.projection_kernel = self.add_weight(
+                shape=(units, self.projection_units),
+                name="projection_kernel",
+                initializer=self.projection_initializer,
+                regularizer=self.projection_regularizer,
+                constraint=self.projection_constraint,
+            )
+
+    def _has_gate(self, gate):
+        """Whether gate `i`, `f` or `o` has its own pre-activation block."""
+        return gate in self.gate_blocks
+
+    def _bias_initializer(self, shape, dtype=None):
+        del shape
+        blocks = [
+            initializers.get("ones")((self.units,), dtype=dtype)
+            if name == "f" and self.unit_forget_bias
+            else self.bias_initializer((self.units,), dtype=dtype)
+            for name in self.gate_blocks
+        ]
+        return ops.concatenate(blocks)
+
+    def project_inputs(self, inputs, training=False):
+        """`(dropout(x) W + b)` for a whole batch of sequences at once.
+
+        Used by the package's RNN layers to take the input projection out of
+        the time loop. `inputs` is `(batch, timesteps, input_dim)`; the same
+        per-sequence dropout mask as in `call` is applied.
+        """
+        if training and self.dropout > 0:
+            mask = self.get_dropout_mask(inputs[:, 0, :])
+            inputs = inputs * ops.expand_dims(mask, 1)
+        z = ops.matmul(inputs, self.kernel)
+        if self.use_bias:
+            z = z + self.bias
+        return z
+
+    def call(self, inputs, states, training=False):
+        h_tm1, c_tm1 = states[0], states[1]
+        if self._inputs_projected:
+            z = inputs
+        else:
+            _check_float_inputs(self, inputs)
+            if training and self.dropout > 0:
+                inputs = inputs * self.get_dropout_mask(inputs)
+            z = ops.matmul(inputs, self.kernel)
+            if self.use_bias:
+                z = z + self.bias
+        h_for_matmul = h_tm1
+        if training and self.recurrent_dropout > 0:
+            h_for_matmul = h_tm1 * self.get_recurrent_dropout_mask(h_tm1)
+        z = z + ops.matmul(h_for_matmul, self.recurrent_kernel)
+        blocks = dict(
+            zip(self.gate_blocks, ops.split(z, len(self.gate_blocks), axis=-1))
+        )
+        if self._structure["full_gate_recurrence"]:
+            gate_input = ops.split(
+                ops.matmul(states[2], self.gate_recurrent_kernel), 3, axis=-1
+            )
+            for gate, extra in zip(("i", "f", "o"), gate_input):
+                blocks[gate] = blocks[gate] + extra
+
+        def gate(name, cell_state):
+            pre = blocks[name]
+            if name in self.peephole_weights:
+                pre = pre + self.peephole_weights[name] * cell_state
+            return self.recurrent_activation(pre)
+
+        f = gate("f", c_tm1) if self._has_gate("f") else None
+        if self._has_gate("i"):
+            i = gate("i", c_tm1)
+        elif self._structure["coupled"]:
+            i = 1.0 - f
+        else:
+            i = None
+        g = blocks["c"]
+        if self._structure["input_activation"]:
+            g = self.activation(g)
+        new_input = g if i is None else i * g
+        c = new_input + (c_tm1 if f is None else f * c_tm1)
+        if self.cell_clip is not None:
+            c = ops.clip(c, -self.cell_clip, self.cell_clip)
+        o = gate("o", c) if self._has_gate("o") else None
+        h = self.activation(c) if self._structure["output_activation"] else c
+        if o is not None:
+            h = o * h
+        if self.projection_units:
+            h = ops.matmul(h, self.projection_kernel)
+        new_states = [h, c]
+        if self._structure["full_gate_recurrence"]:
+            new_states.append(ops.concatenate([i, f, o], axis=-1))
+        return h, new_states
+
+    def get_initial_state(self, batch_size=None):
+        return [
+            ops.zeros((batch_size, size), dtype=self.compute_dtype)
+            for size in self.state_size
+        ]
+
+    def get_config(self):
+        config = {
+            "units": self.units,
+            "variant": self.variant,
+            "use_peepholes": self.use_peepholes,
+            "activation": activations.serialize(self.activation),
+            "recurrent_activation": activations.serialize(
+                self.recurrent_activation
+            ),
+            "use_bias": self.use_bias,
+            "unit_forget_bias": self.unit_forget_bias,
+            "dropout": self.dropout,
+            "recurrent_dropout": self.recurrent_dropout,
+            "cell_clip": self.cell_clip,
+            "projection_units": self.projection_units,
+            "seed": self.seed,
+        }
+        for weight in ("kernel", "recurrent", "bias", "peephole", "projection"):
+            config[f"{weight}_initializer"] = initializers.serialize(
+                getattr(self, f"{weight}_initializer")
+            )
+            config[f"{weight}_regularizer"] = regularizers.serialize(
+                getattr(self, f"{weight}_regularizer")
+            )
+            config[f"{weight}_constraint"] = constraints.serialize(
+                getattr(self, f"{weight}_constraint")
+            )
+        base_config = super().get_config()
+        return {**base_config, **config}
+
+
+def _check_float_inputs(layer, inputs):
+    dtype = keras.backend.standardize_dtype(inputs.dtype)
+    if "float" not in dtype:
+        raise ValueError(
+            f"{type(layer).__name__} expects floating-point `inputs` (embed "
+            f"integer tokens first, e.g. with `keras.layers.Embedding`). "
+            f"Received: inputs.dtype={dtype}"
+        )

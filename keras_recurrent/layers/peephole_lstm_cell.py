@@ -1,0 +1,94 @@
+"""Peephole LSTM cell (Gers & Schmidhuber 2000)."""
+
+import keras
+
+from keras_recurrent.layers.lstm_variant_cell import LSTMVariantCell
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class PeepholeLSTMCell(LSTMVariantCell):
+    """Cell class for the peephole LSTM (Gers & Schmidhuber 2000).
+
+    The vanilla LSTM of Greff et al. (2017): the input and forget gates look
+    at the previous cell state, the output gate at the new one.
+
+    ```
+    i = σ(x W_i + h_{t-1} U_i + p_i ⊙ c_{t-1} + b_i)
+    f = σ(x W_f + h_{t-1} U_f + p_f ⊙ c_{t-1} + b_f)
+    c_t = f ⊙ c_{t-1} + i ⊙ tanh(x W_c + h_{t-1} U_c + b_c)
+    o = σ(x W_o + h_{t-1} U_o + p_o ⊙ c_t + b_o)
+    h_t = o ⊙ tanh(c_t)
+    ```
+
+    With `cell_clip`, `c_t` is clipped to `[-cell_clip, cell_clip]` before the
+    output gate reads it (as TF1's `LSTMCell`). With `projection_units`
+    (LSTMP, Sak et al. 2014), `h_t = (o ⊙ tanh(c_t)) P` and the recurrent
+    state is the projection.
+
+    Weights, for porting in and out (gate blocks in Keras' `LSTMCell` order
+    `[i, f, c, o]`, so zero peepholes make it `keras.layers.LSTMCell`):
+
+    - `kernel`: `(input_dim, 4 * units)`.
+    - `recurrent_kernel`: `(state_dim, 4 * units)`; `state_dim` is
+      `projection_units` if set, else `units`.
+    - `bias`: `(4 * units,)`.
+    - `input_gate_peephole_weights`, `forget_gate_peephole_weights`,
+      `output_gate_peephole_weights`: `(units,)` each.
+    - `projection_kernel`: `(units, projection_units)`, with `projection_units`.
+
+    tf.keras' `PeepholeLSTMCell` has the same kernel layout and peephole
+    names; TF1's `LSTMCell(use_peepholes=True)` stores `[i, c, f, o]` blocks
+    and one stacked `[x; h]` kernel, to be split and reordered when porting.
+    States are `[h, c]`.
+
+    Args:
+        units: Positive integer, dimensionality of the cell state.
+        activation, recurrent_activation, use_bias, kernel_initializer,
+        recurrent_initializer, bias_initializer, peephole_initializer,
+        projection_initializer, unit_forget_bias, kernel_regularizer,
+        recurrent_regularizer, bias_regularizer, peephole_regularizer,
+        projection_regularizer, kernel_constraint, recurrent_constraint,
+        bias_constraint, peephole_constraint, projection_constraint, dropout,
+        recurrent_dropout, cell_clip, projection_units, seed: As in
+            `kr.layers.LSTMVariantCell`.
+        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+
+    Call arguments:
+        inputs: A 2D tensor `(batch, input_dim)`.
+        states: List `[h, c]` of the previous states.
+        training: Python boolean; dropout is active only when `True`.
+
+    Returns:
+        A tuple `(h_t, [h_t, c_t])`.
+
+    Example:
+
+    >>> x = np.random.rand(4, 10, 8).astype("float32")
+    >>> cell = kr.layers.PeepholeLSTMCell(16)
+    >>> keras.layers.RNN(cell, return_sequences=True)(x).shape
+    TensorShape([4, 10, 16])
+    >>> [w.path.split("/")[-1] for w in cell.weights]
+    ['kernel', 'recurrent_kernel', 'bias', 'input_gate_peephole_weights',
+     'forget_gate_peephole_weights', 'output_gate_peephole_weights']
+
+    Reference:
+        - [Gers & Schmidhuber, 2000. Recurrent nets that time and count](
+          https://doi.org/10.1109/IJCNN.2000.861302)
+        - [Greff et al., 2017. LSTM: A Search Space Odyssey](
+          https://arxiv.org/abs/1503.04069)
+    """
+
+    def __init__(self, units, **kwargs):
+        for fixed in ("variant", "use_peepholes"):
+            if fixed in kwargs:
+                raise ValueError(
+                    f"PeepholeLSTMCell does not take `{fixed}`; use "
+                    "kr.layers.LSTMVariantCell for other variants. "
+                    f"Received: {fixed}={kwargs[fixed]!r}"
+                )
+        super().__init__(units, variant="V", use_peepholes=True, **kwargs)
+
+    def get_config(self):
+        config = super().get_config()
+        del config["variant"], config["use_peepholes"]
+        return config

@@ -1,0 +1,40 @@
+"""Setup script for keras_recurrent."""
+
+import pathlib
+
+from setuptools import find_packages
+from setuptools import setup
+
+HERE = pathlib.Path(__file__).parent
+VERSION = "0.1.0"
+
+setup(
+    name="keras-recurrent",
+    version=VERSION,
+    description=(
+        "Recurrent layers Keras 3 does not ship: LSTM variants, gated-feedback "
+        "RNNs, Tree-LSTMs and gated graph networks."
+    ),
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(include=["keras_recurrent", "keras_recurrent.*"]),
+    install_requires=[
+        "tensorflow>=2.16",
+        "keras>=3",
+        "keras-tuner>=1.4",
+        "tensorflow-datasets>=4.9",
+        "numpy",
+    ],
+    extras_require={
+        "test": ["pytest>=8", "pytest-xdist>=3", "ruff>=0.6"],
+        "plot": ["matplotlib>=3.7"],
+        # Benchmark-only: PyTorch Geometric comparison for the GG-NN.
+        "bench": ["torch==2.13.0", "torch-geometric"],
+    },
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)
