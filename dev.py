@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One entry point for newcomers: `python3 dev.py demo` and `python3 dev.py test`.
+"""Newcomers' entry point: `python3 dev.py demo` and `python3 dev.py test`.
 
 Creates `.venv/` on first use (and again whenever setup.py changes), installs
 the package in editable mode with its test extras, then runs the demo or the
@@ -21,7 +21,9 @@ STAMP = VENV / ".installed-setup-hash"
 
 
 def _setup_hash():
-    text = (ROOT / "setup.py").read_bytes() + (ROOT / "pyproject.toml").read_bytes()
+    text = (ROOT / "setup.py").read_bytes() + (
+        ROOT / "pyproject.toml"
+    ).read_bytes()
     return hashlib.sha256(text).hexdigest()
 
 
@@ -32,11 +34,27 @@ def ensure_env():
     if not STAMP.exists() or STAMP.read_text() != _setup_hash():
         print("Installing keras_recurrent and its dependencies ...", flush=True)
         subprocess.run(
-            [str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+            [
+                str(PYTHON),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--upgrade",
+                "pip",
+            ],
             check=True,
         )
         subprocess.run(
-            [str(PYTHON), "-m", "pip", "install", "--quiet", "-e", ".[test,plot]"],
+            [
+                str(PYTHON),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "-e",
+                ".[test,plot]",
+            ],
             check=True,
             cwd=ROOT,
         )

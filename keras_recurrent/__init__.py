@@ -1,7 +1,6 @@
 """keras_recurrent: the recurrent layers Keras 3 does not ship.
 
-    import keras_recurrent as kr
-    layer = kr.layers.PeepholeLSTM(64)
+Usage: `import keras_recurrent as kr`, then e.g. `kr.layers.PeepholeLSTM(64)`.
 """
 
 from keras_recurrent import datasets

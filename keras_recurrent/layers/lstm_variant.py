@@ -34,7 +34,8 @@ class LSTMVariant(keras.layers.RNN):
         go_backwards: Process the sequence backwards. Defaults to `False`.
         stateful: Use the final states of batch `i` as the initial states of
             batch `i` in the next batch. Defaults to `False`.
-        unroll: Unroll the time loop (short sequences only). Defaults to `False`.
+        unroll: Unroll the time loop (short sequences only).
+            Defaults to `False`.
         zero_output_for_mask: Output zeros, not the last output, at masked
             steps when `return_sequences`. Defaults to `False`.
         **kwargs: Any argument of `kr.layers.LSTMVariantCell` (activations,
