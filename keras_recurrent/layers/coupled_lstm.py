@@ -10,8 +10,7 @@ from keras_recurrent.layers.lstm_variant import LSTMVariant
 class CoupledLSTM(LSTMVariant):
     """Coupled input-forget gate LSTM layer (CIFG).
 
-    A `keras.layers.RNN` around `kr.layers.CoupledLSTMCell`, with the input
-    projection of all time steps taken out of the time loop:
+    A thin `keras.layers.RNN` around `kr.layers.CoupledLSTMCell`:
 
     ```
     f = σ(x W_f + h_{t-1} U_f [+ p_f ⊙ c_{t-1}] + b_f)

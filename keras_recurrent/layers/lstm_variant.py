@@ -17,10 +17,9 @@ class LSTMVariant(keras.layers.RNN):
     """LSTM layer for any variant of Greff et al. (2017).
 
     A thin `keras.layers.RNN` around `kr.layers.LSTMVariantCell`; see the cell
-    for the equations of each variant and the exact weights. Unlike
-    `keras.layers.RNN(cell)`, the input projection `x W + b` of all time steps
-    is computed in one matmul before the time loop, which only leaves the
-    recurrent part inside it.
+    for the equations of each variant and the exact weights. (Computing the
+    input projection of all steps in one matmul before the time loop was
+    measured slower on TensorFlow's CPU loop, so every step does its own.)
 
     Args:
         units: Positive integer, dimensionality of the cell state.
@@ -122,28 +121,26 @@ class LSTMVariant(keras.layers.RNN):
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         _check_float_inputs(self, sequences)
-        cell = self.cell
-        projected = cell.project_inputs(sequences, training=training)
-        if training and cell.recurrent_dropout > 0:
-            # Made here, outside the time loop, so that it is one mask per
-            # sequence on every backend.
+        if training:
+            # One mask per sequence, made before the time loop. Keras' RNN
+            # does this too for cells with its (unexported) dropout mixin;
+            # doing it here keeps it so should that mixin go away.
+            cell = self.cell
+            cell.get_dropout_mask(sequences[:, 0, :])
             batch_size = ops.shape(sequences)[0]
             cell.get_recurrent_dropout_mask(
-                ops.zeros((batch_size, cell.state_size[0]), projected.dtype)
+                ops.zeros((batch_size, cell.state_size[0]), sequences.dtype)
             )
-        cell._inputs_projected = True
         try:
             return super().call(
-                projected,
+                sequences,
                 initial_state=initial_state,
                 mask=mask,
                 training=training,
             )
         finally:
-            cell._inputs_projected = False
-            # Keras clears the masks itself only for its own mixin's cells.
-            cell.reset_dropout_mask()
-            cell.reset_recurrent_dropout_mask()
+            self.cell.reset_dropout_mask()
+            self.cell.reset_recurrent_dropout_mask()
 
     @property
     def units(self):

@@ -291,9 +291,6 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
         if structure["full_gate_recurrence"]:
             self.state_size.append(3 * units)
         self.output_size = state_units
-        # Set by the package's RNN layers, which project the inputs of all
-        # time steps in one matmul before the loop (see `project_inputs`).
-        self._inputs_projected = False
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -376,32 +373,14 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
         ]
         return ops.concatenate(blocks)
 
-    def project_inputs(self, inputs, training=False):
-        """`(dropout(x) W + b)` for a whole batch of sequences at once.
-
-        Used by the package's RNN layers to take the input projection out of
-        the time loop. `inputs` is `(batch, timesteps, input_dim)`; the same
-        per-sequence dropout mask as in `call` is applied.
-        """
+    def call(self, inputs, states, training=False):
+        h_tm1, c_tm1 = states[0], states[1]
+        _check_float_inputs(self, inputs)
         if training and self.dropout > 0:
-            mask = self.get_dropout_mask(inputs[:, 0, :])
-            inputs = inputs * ops.expand_dims(mask, 1)
+            inputs = inputs * self.get_dropout_mask(inputs)
         z = ops.matmul(inputs, self.kernel)
         if self.use_bias:
             z = z + self.bias
-        return z
-
-    def call(self, inputs, states, training=False):
-        h_tm1, c_tm1 = states[0], states[1]
-        if self._inputs_projected:
-            z = inputs
-        else:
-            _check_float_inputs(self, inputs)
-            if training and self.dropout > 0:
-                inputs = inputs * self.get_dropout_mask(inputs)
-            z = ops.matmul(inputs, self.kernel)
-            if self.use_bias:
-                z = z + self.bias
         h_for_matmul = h_tm1
         if training and self.recurrent_dropout > 0:
             h_for_matmul = h_tm1 * self.get_recurrent_dropout_mask(h_tm1)

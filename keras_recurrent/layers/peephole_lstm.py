@@ -10,8 +10,7 @@ from keras_recurrent.layers.peephole_lstm_cell import PeepholeLSTMCell
 class PeepholeLSTM(LSTMVariant):
     """Peephole LSTM layer (Gers & Schmidhuber 2000).
 
-    A `keras.layers.RNN` around `kr.layers.PeepholeLSTMCell`, with the input
-    projection of all time steps taken out of the time loop:
+    A thin `keras.layers.RNN` around `kr.layers.PeepholeLSTMCell`:
 
     ```
     i = σ(x W_i + h_{t-1} U_i + p_i ⊙ c_{t-1} + b_i)

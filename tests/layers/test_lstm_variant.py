@@ -83,7 +83,7 @@ def test_go_backwards_and_initial_state_match_reference(name):
 
 
 @pytest.mark.parametrize("name", ["peephole", "coupled", "variant_NOG"])
-def test_hoisted_projection_equals_plain_rnn_of_the_cell(name):
+def test_layer_equals_plain_rnn_of_the_cell(name):
     x, mask = _data(2)
     layer, _ = _layer(name)
     plain = keras.layers.RNN(

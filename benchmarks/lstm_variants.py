@@ -1,0 +1,113 @@
+"""Train-step time of the LSTM variants against `keras.layers.LSTM`.
+
+Every model is `Input -> recurrent layer -> Dense(1)`, trained with SGD on MSE
+with `train_on_batch`. The models are timed round-robin in one process, so
+that a noisy machine slows them all alike; the table gives the median step
+time and its ratio to `keras.layers.LSTM` of the same size.
+
+    python benchmarks/lstm_variants.py                 # both sizes
+    python benchmarks/lstm_variants.py --sizes small --repeats 5
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+import keras_recurrent as kr  # noqa: E402
+
+SIZES = {
+    # name: (batch, timesteps, input features, units)
+    "small": (64, 100, 64, 256),
+    "large": (64, 100, 128, 512),
+}
+
+
+def candidates(units):
+    """`{name: layer factory}`, the built-in LSTM first."""
+    models = {
+        "keras.layers.LSTM": lambda: keras.layers.LSTM(units),
+        "PeepholeLSTM": lambda: kr.layers.PeepholeLSTM(units),
+        "CoupledLSTM": lambda: kr.layers.CoupledLSTM(units),
+    }
+    for variant in kr.layers.VARIANTS:
+        models[f"LSTMVariant({variant})"] = (
+            lambda v=variant: kr.layers.LSTMVariant(units, variant=v)
+        )
+    return models
+
+
+def build(layer_factory, timesteps, features):
+    model = keras.Sequential(
+        [
+            keras.Input((timesteps, features)),
+            layer_factory(),
+            keras.layers.Dense(1),
+        ]
+    )
+    model.compile(keras.optimizers.SGD(1e-3), "mse")
+    return model
+
+
+def time_models(size, repeats, warmup=2, seed=0):
+    batch, timesteps, features, units = SIZES[size]
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(batch, timesteps, features)).astype("float32")
+    y = rng.normal(size=(batch, 1)).astype("float32")
+    models = {
+        name: build(factory, timesteps, features)
+        for name, factory in candidates(units).items()
+    }
+    for model in models.values():
+        for _ in range(warmup):
+            model.train_on_batch(x, y)
+    times = {name: [] for name in models}
+    for _ in range(repeats):
+        for name, model in models.items():
+            start = time.perf_counter()
+            model.train_on_batch(x, y)
+            times[name].append(time.perf_counter() - start)
+    params = {name: model.count_params() for name, model in models.items()}
+    return times, params
+
+
+def report(size, times, params):
+    batch, timesteps, features, units = SIZES[size]
+    baseline = statistics.median(times["keras.layers.LSTM"])
+    lines = [
+        f"\n{size}: batch {batch}, {timesteps} steps, {features} inputs, "
+        f"{units} units; median of {len(times['keras.layers.LSTM'])} "
+        "train steps",
+        "",
+        "| layer | params | median step (ms) | ratio to keras LSTM |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        lines.append(
+            f"| {name} | {params[name]:,} | {1000 * median:.1f} "
+            f"| {median / baseline:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--sizes", nargs="+", default=list(SIZES), choices=list(SIZES)
+    )
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args(argv)
+    print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
+    for size in args.sizes:
+        times, params = time_models(size, args.repeats)
+        print(report(size, times, params), flush=True)
+
+
+if __name__ == "__main__":
+    main()
