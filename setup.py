@@ -23,8 +23,16 @@ setup(
     install_requires=[
         "tensorflow>=2.16",
         "keras>=3",
-        "keras-tuner>=1.4",
+        # The [bayesian] extra brings scipy and scikit-learn, which
+        # BayesianOptimization needs.
+        "keras-tuner[bayesian]>=1.4",
+        # keras-tuner imports it on the TensorFlow backend; TF no longer
+        # depends on it.
+        "tensorboard",
         "tensorflow-datasets>=4.9",
+        # tensorflow-datasets 4.9.10 imports it but only declares it for
+        # Python < 3.9 (tensorflow/datasets#11212).
+        "importlib_resources",
         "numpy",
     ],
     extras_require={

@@ -1,1 +1,5 @@
-"""tuning."""
+"""keras-tuner HyperModels for the recurrent layers."""
+
+from keras_recurrent.tuning.sequence_hyper_model import SequenceHyperModel
+
+__all__ = ["SequenceHyperModel"]

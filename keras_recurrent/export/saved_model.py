@@ -1,0 +1,333 @@
+"""SavedModel export with explicit serving signatures."""
+
+import inspect
+import re
+import warnings
+
+import keras
+import tensorflow as tf
+
+LENGTHS_NAME = "lengths"
+_AUTO_TENSOR_NAME = re.compile(r"^keras_tensor(_\d+)?$")
+# Keras warns whenever a mask is passed to a functional model, which does not
+# itself "support masking": the mask does reach the layers inside, only the
+# model's outputs carry none.
+_MASK_WARNING = ".*was passed an input with a mask attached to it.*"
+
+
+def export_saved_model(
+    model,
+    filepath,
+    *,
+    lengths=False,
+    input_signature=None,
+    endpoint_name="serve",
+):
+    """Exports a Keras model as a TensorFlow SavedModel for serving.
+
+    Wraps `keras.export.ExportArchive` with an explicit, named serving
+    signature, so that the artifact can be served (TF Serving, `tf.saved_model
+    .load`) without `keras_recurrent` installed: the package's layers are
+    traced into plain TensorFlow ops.
+
+    Signature inputs, in order:
+
+    - one `tf.TensorSpec` per model input, named after the `keras.Input` (the
+      name of its `InputLayer`, or `input_{i}` when Keras made the name up),
+      with the input's dtype and shape and a batch dimension of `None`;
+    - with `lengths=True`, one more input `"lengths"`: `int32`, shape
+      `(batch,)`, the number of valid time steps of each sequence.
+
+    Signature outputs are a dict of tensors named after `model.output_names`
+    (the output layers of a functional model), or `output_0`, `output_1`, ...
+    when the model does not name its outputs.
+
+    Why `lengths`: Keras 3 export does not carry masks
+    (keras-team/keras#21133). The signature only holds tensors, so a model
+    that relies on a mask passed with `model(x, mask=mask)` would be served
+    without it and run over the padding. With `lengths=True` the served
+    function rebuilds the mask `mask[b, t] = t < lengths[b]` for the model's
+    sequence input, and:
+
+    - if the model derives its mask from the values of that input (the input
+      feeds a `keras.layers.Masking` layer, or an `Embedding` with
+      `mask_zero=True`), it writes the pad value (`mask_value`, or 0) into the
+      padded steps, so that the model's own mask equals the lengths mask
+      whatever the client sent there. As with `Masking` itself, a valid step
+      whose features all equal `mask_value` stays masked;
+    - otherwise it calls `model(inputs, mask=...)`, so that the
+      mask-consuming layers fed by the input (RNNs, or layers that propagate
+      a mask to them) see it.
+
+    The sequence input is the one feeding `Masking` or `Embedding(mask_zero=
+    True)` if there is one, else the only input of rank 3 or more.
+
+    Args:
+        model: A built `keras.Model`. Functional and `Sequential` models
+            describe their inputs; subclassed models need `input_signature`.
+        filepath: `str` or `pathlib.Path`, the SavedModel directory to write.
+        lengths: Whether to add the `"lengths"` input described above.
+            Defaults to `False`.
+        input_signature: Optional list of `tf.TensorSpec` (or
+            `keras.InputSpec`, or `KerasTensor`), one per model input, that
+            replaces the specs read from `model.inputs`. Required for models
+            without `inputs`, such as subclassed models; with `lengths=True`
+            these must accept `mask=` in `call`. Specs without a name are
+            named `input_{i}`.
+        endpoint_name: Name of the signature. The first endpoint is also
+            exported as `"serving_default"`. Defaults to `"serve"`.
+
+    Returns:
+        The list of `tf.TensorSpec` of the signature's inputs, in order
+        (`"lengths"` last).
+
+    Example:
+
+    >>> inputs = keras.Input((None, 3), name="frames")
+    >>> x = keras.layers.Masking(0.0)(inputs)
+    >>> x = kr.layers.PeepholeLSTM(8)(x)
+    >>> model = keras.Model(inputs, keras.layers.Dense(1, name="score")(x))
+    >>> specs = kr.export.export_saved_model(model, path, lengths=True)
+    >>> [spec.name for spec in specs]
+    ['frames', 'lengths']
+    >>> serve = tf.saved_model.load(path).signatures["serve"]
+    >>> serve(frames=x_padded, lengths=[5, 2])["score"].shape
+    TensorShape([2, 1])
+    """
+    if not isinstance(model, keras.Model):
+        raise ValueError(
+            "Argument `model` must be a `keras.Model`. "
+            f"Received: model={model!r} of type {type(model).__name__}"
+        )
+    if not isinstance(lengths, bool):
+        raise ValueError(
+            "Argument `lengths` must be a boolean. "
+            f"Received: lengths={lengths!r}"
+        )
+    if not isinstance(endpoint_name, str) or not endpoint_name:
+        raise ValueError(
+            "Argument `endpoint_name` must be a non-empty string. "
+            f"Received: endpoint_name={endpoint_name!r}"
+        )
+    model_inputs = _model_inputs(model)
+    if input_signature is None:
+        if model_inputs is None:
+            raise ValueError(
+                f"Model {model.name!r} does not define its inputs (it is not "
+                "a functional or Sequential model built on `keras.Input`), "
+                "so pass `input_signature`. Received: input_signature=None"
+            )
+        specs = [
+            tf.TensorSpec(
+                (None, *tensor.shape[1:]),
+                tensor.dtype,
+                name=_input_name(model, tensor, index),
+            )
+            for index, tensor in enumerate(model_inputs)
+        ]
+    else:
+        specs = _normalize_signature(input_signature, model_inputs)
+    names = [spec.name for spec in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(
+            "The signature's input names must be unique. Received input "
+            f"names {names}; name the `keras.Input`s or the specs of "
+            "`input_signature` differently."
+        )
+    if lengths and LENGTHS_NAME in names:
+        raise ValueError(
+            f"With `lengths=True` the signature gets an input named "
+            f"{LENGTHS_NAME!r}, which a model input already uses. "
+            f"Received input names: {names}"
+        )
+    serve = _make_serving_fn(model, model_inputs, specs, lengths)
+    if lengths:
+        specs = specs + [tf.TensorSpec((None,), tf.int32, name=LENGTHS_NAME)]
+
+    archive = keras.export.ExportArchive()
+    archive.track(model)
+    archive.add_endpoint(endpoint_name, serve, input_signature=specs)
+    archive.write_out(str(filepath), verbose=False)
+    return specs
+
+
+def _model_inputs(model):
+    """The model's input `KerasTensor`s, or `None` if it does not have any."""
+    try:
+        inputs = model.inputs
+    except (AttributeError, ValueError):
+        return None
+    if not inputs:
+        return None
+    return list(inputs)
+
+
+def _input_name(model, tensor, index):
+    """Name of the `InputLayer` of `tensor`, else a readable default."""
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.InputLayer) and (
+            layer.output is tensor
+        ):
+            return layer.name
+    if tensor.name and not _AUTO_TENSOR_NAME.match(tensor.name):
+        return tensor.name
+    return f"input_{index}"
+
+
+def _normalize_signature(input_signature, model_inputs):
+    if not isinstance(input_signature, (list, tuple)):
+        input_signature = [input_signature]
+    if model_inputs is not None and len(input_signature) != len(model_inputs):
+        raise ValueError(
+            f"Argument `input_signature` must have one spec per model input "
+            f"({len(model_inputs)}). Received: "
+            f"input_signature={input_signature!r}"
+        )
+    specs = []
+    for index, spec in enumerate(input_signature):
+        shape = getattr(spec, "shape", None)
+        dtype = getattr(spec, "dtype", None)
+        if shape is None or dtype is None:
+            raise ValueError(
+                "Argument `input_signature` must be a list of `tf.TensorSpec`, "
+                "`keras.InputSpec` or `KerasTensor` with a shape and a dtype. "
+                f"Received: input_signature={input_signature!r}"
+            )
+        name = getattr(spec, "name", None)
+        if not name or _AUTO_TENSOR_NAME.match(name):
+            name = f"input_{index}"
+        specs.append(tf.TensorSpec(shape, dtype, name=name))
+    return specs
+
+
+def _pad_value_of_input(model, tensor):
+    """The pad value if `tensor` feeds a layer deriving a mask from values."""
+    pad_values = []
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.Masking):
+            pad_value = layer.mask_value
+        elif isinstance(layer, keras.layers.Embedding) and layer.mask_zero:
+            pad_value = 0
+        else:
+            continue
+        try:
+            layer_input = layer.input
+        except (AttributeError, ValueError):
+            continue
+        if layer_input is tensor:
+            pad_values.append(pad_value)
+    return pad_values[0] if pad_values else None
+
+
+def _sequence_input(model, model_inputs, specs):
+    """`(index, pad_value)` of the input that `lengths` applies to."""
+    if model_inputs is not None:
+        value_masked = [
+            (index, pad_value)
+            for index, tensor in enumerate(model_inputs)
+            if (pad_value := _pad_value_of_input(model, tensor)) is not None
+        ]
+        if len(value_masked) == 1:
+            return value_masked[0]
+        if len(value_masked) > 1:
+            raise ValueError(
+                "With `lengths=True` the model must have one sequence input, "
+                "but several inputs feed a `Masking` or `Embedding(mask_zero="
+                f"True)` layer. Received inputs: {[s.name for s in specs]}"
+            )
+    sequences = [
+        index
+        for index, spec in enumerate(specs)
+        if spec.shape.rank is not None and spec.shape.rank >= 3
+    ]
+    if len(sequences) != 1:
+        raise ValueError(
+            "With `lengths=True` the model must have exactly one sequence "
+            "input of rank >= 3 (batch, timesteps, ...), or one feeding a "
+            "`Masking` or `Embedding(mask_zero=True)` layer. Received input "
+            f"shapes: { {s.name: tuple(s.shape) for s in specs} }"
+        )
+    return sequences[0], None
+
+
+def _make_serving_fn(model, model_inputs, specs, lengths):
+    def model_call(inputs, mask=None):
+        inputs = _pack_inputs(model, inputs)
+        if mask is None:
+            outputs = model(inputs, training=False)
+        else:
+            mask = _pack_inputs(model, mask)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", _MASK_WARNING, UserWarning)
+                outputs = model(inputs, mask=mask, training=False)
+        return _output_dict(model, outputs)
+
+    if not lengths:
+
+        def serve(*inputs):
+            return model_call(list(inputs))
+
+        return serve
+
+    index, pad_value = _sequence_input(model, model_inputs, specs)
+    call_parameters = inspect.signature(model.call).parameters
+    if pad_value is None and "mask" not in call_parameters:
+        raise ValueError(
+            "With `lengths=True` a model without a `Masking` or "
+            "`Embedding(mask_zero=True)` layer on its sequence input must "
+            f"accept `mask` in `call`. Received: model {model.name!r} "
+            f"with call{inspect.signature(model.call)}"
+        )
+
+    def serve(*args):
+        inputs, sequence_lengths = list(args[:-1]), args[-1]
+        sequences = inputs[index]
+        mask = tf.sequence_mask(sequence_lengths, tf.shape(sequences)[1])
+        if pad_value is not None:
+            broadcast_mask = mask
+            for _ in range(sequences.shape.rank - 2):
+                broadcast_mask = broadcast_mask[..., None]
+            inputs[index] = tf.where(
+                broadcast_mask,
+                sequences,
+                tf.cast(pad_value, sequences.dtype),
+            )
+            return model_call(inputs)
+        masks = [None] * len(inputs)
+        masks[index] = mask
+        return model_call(inputs, masks)
+
+    return serve
+
+
+def _pack_inputs(model, flat):
+    """Arranges one value per model input as the model takes its inputs.
+
+    `flat` follows the order of `model.inputs`; functional models built on a
+    dict or nested list of inputs get that structure back (`model.input`).
+    """
+    if len(flat) == 1:
+        return flat[0]
+    try:
+        structure = model.input
+    except (AttributeError, ValueError):
+        return list(flat)
+    if len(keras.tree.flatten(structure)) != len(flat):
+        return list(flat)
+    return keras.tree.pack_sequence_as(structure, list(flat))
+
+
+def _output_dict(model, outputs):
+    """Maps model outputs to the signature's output names.
+
+    `outputs` is what `model(...)` or `model.predict(...)` returns: a tensor,
+    a list or tuple, or a dict. Names are the dict keys, else
+    `model.output_names` when it names every output, else `output_{i}`.
+    """
+    if isinstance(outputs, dict):
+        return {str(key): value for key, value in outputs.items()}
+    flat = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    names = list(getattr(model, "output_names", None) or [])
+    if len(names) != len(flat) or len(set(names)) != len(names):
+        names = [f"output_{i}" for i in range(len(flat))]
+    return dict(zip(names, flat, strict=True))

@@ -1,0 +1,187 @@
+"""HyperModel searching over recurrent sequence models."""
+
+import numbers
+
+import keras
+import keras_tuner
+
+from keras_recurrent import layers as recurrent_layers
+
+_TASKS = ("regression", "classification")
+
+
+def _greff_variant(variant):
+    def make(units, **kwargs):
+        return recurrent_layers.LSTMVariant(units, variant=variant, **kwargs)
+
+    return make
+
+
+# Every cell type the search can choose, and how to make its layer.
+_RECURRENT_LAYERS = {
+    "lstm": keras.layers.LSTM,
+    "peephole": recurrent_layers.PeepholeLSTM,
+    "coupled": recurrent_layers.CoupledLSTM,
+    **{
+        f"greff_{variant.lower()}": _greff_variant(variant)
+        for variant in recurrent_layers.VARIANTS
+    },
+}
+
+
+def _is_positive_int(value):
+    return (
+        isinstance(value, numbers.Integral)
+        and not isinstance(value, bool)
+        and value > 0
+    )
+
+
+class SequenceHyperModel(keras_tuner.HyperModel):
+    """HyperModel for stacked recurrent models over sequences.
+
+    Builds `Input(input_shape)`, an optional `Masking(0.0)`, `num_layers`
+    recurrent layers of one `cell_type` (all but the last with
+    `return_sequences=True`) and a `Dense(output_units)` head, compiled with
+    Adam. For `"regression"` the head is linear and the loss is the mean
+    squared error; for `"classification"` the head gives logits, the loss is
+    `SparseCategoricalCrossentropy(from_logits=True)` and accuracy is
+    reported.
+
+    Hyperparameters, all declared in `build` (fix any of them with
+    `hp.Fixed(name, value)` before the search to take it out of the search):
+
+    - `cell_type`: Choice of `"lstm"` (`keras.layers.LSTM`), `"peephole"`
+      (`kr.layers.PeepholeLSTM`), `"coupled"` (`kr.layers.CoupledLSTM`, no
+      peepholes) and `"greff_v"`, `"greff_nig"`, `"greff_nfg"`,
+      `"greff_nog"`, `"greff_niaf"`, `"greff_noaf"`, `"greff_np"`,
+      `"greff_cifg"`, `"greff_fgr"` (`kr.layers.LSTMVariant` with that
+      variant). Default `"peephole"`.
+    - `units`: Int in `[16, 256]`, step 16. Default 64.
+    - `num_layers`: Int in `[1, 3]`. Default 1.
+    - `dropout`: Float in `[0, 0.5]`, on the inputs of each recurrent layer.
+      Default 0.
+    - `recurrent_dropout`: Float in `[0, 0.5]`. Default 0.
+    - `learning_rate`: Float in `[1e-4, 1e-2]`, log sampling. Default 1e-3.
+
+    Args:
+        input_shape: Tuple `(timesteps, features)`; `timesteps` may be
+            `None` for sequences of any length.
+        output_units: Positive integer: the number of targets for
+            regression, the number of classes (at least 2) for
+            classification.
+        task: `"regression"` or `"classification"`. Defaults to
+            `"regression"`.
+        masking: Whether to mask all-zero steps with `Masking(0.0)`, for
+            zero-padded sequences of different lengths. Defaults to `False`.
+        name: Optional name of the HyperModel, also used for the model.
+        tunable: Whether the hyperparameters defined in this HyperModel
+            should be added to the search space. Defaults to `True`.
+
+    Returns:
+        `build(hp)` returns a compiled `keras.Model` mapping
+        `(batch, timesteps, features)` to `(batch, output_units)`.
+
+    Example:
+
+    >>> x, y, _ = kr.datasets.adding_problem(256, length=20)
+    >>> hypermodel = kr.tuning.SequenceHyperModel((20, 2), 1)
+    >>> tuner = keras_tuner.RandomSearch(
+    ...     hypermodel, objective="val_loss", max_trials=3,
+    ...     directory=tmp_dir)
+    >>> tuner.search(x, y, epochs=2, validation_split=0.25, verbose=0)
+    >>> best_model = tuner.get_best_models(1)[0]
+
+    Reference:
+        - [Greff et al., 2017. LSTM: A Search Space Odyssey](
+          https://arxiv.org/abs/1503.04069)
+    """
+
+    CELL_TYPES = tuple(_RECURRENT_LAYERS)
+
+    def __init__(
+        self,
+        input_shape,
+        output_units,
+        *,
+        task="regression",
+        masking=False,
+        name=None,
+        tunable=True,
+    ):
+        super().__init__(name=name, tunable=tunable)
+        if (
+            not isinstance(input_shape, (tuple, list))
+            or len(input_shape) != 2
+            or not (input_shape[0] is None or _is_positive_int(input_shape[0]))
+            or not _is_positive_int(input_shape[1])
+        ):
+            raise ValueError(
+                "Argument `input_shape` must be a tuple `(timesteps, "
+                "features)` of positive integers (`timesteps` may be None). "
+                f"Received: input_shape={input_shape!r}"
+            )
+        if task not in _TASKS:
+            raise ValueError(
+                f"Argument `task` must be one of {_TASKS}. "
+                f"Received: task={task!r}"
+            )
+        minimum_units = 2 if task == "classification" else 1
+        if not _is_positive_int(output_units) or output_units < minimum_units:
+            raise ValueError(
+                f"Argument `output_units` must be an integer >= "
+                f"{minimum_units} for task={task!r}. "
+                f"Received: output_units={output_units!r}"
+            )
+        if not isinstance(masking, bool):
+            raise ValueError(
+                "Argument `masking` must be a boolean. "
+                f"Received: masking={masking!r}"
+            )
+        self.input_shape = tuple(
+            None if size is None else int(size) for size in input_shape
+        )
+        self.output_units = int(output_units)
+        self.task = task
+        self.masking = masking
+
+    def build(self, hp):
+        cell_type = hp.Choice(
+            "cell_type", list(self.CELL_TYPES), default="peephole"
+        )
+        units = hp.Int("units", 16, 256, step=16, default=64)
+        num_layers = hp.Int("num_layers", 1, 3, default=1)
+        dropout = hp.Float("dropout", 0.0, 0.5, default=0.0)
+        recurrent_dropout = hp.Float("recurrent_dropout", 0.0, 0.5, default=0.0)
+        learning_rate = hp.Float(
+            "learning_rate", 1e-4, 1e-2, sampling="log", default=1e-3
+        )
+
+        inputs = keras.Input(self.input_shape, name="sequences")
+        outputs = inputs
+        if self.masking:
+            outputs = keras.layers.Masking(0.0, name="masking")(outputs)
+        make_layer = _RECURRENT_LAYERS[cell_type]
+        for index in range(num_layers):
+            outputs = make_layer(
+                units,
+                dropout=dropout,
+                recurrent_dropout=recurrent_dropout,
+                return_sequences=index < num_layers - 1,
+                name=f"{cell_type}_{index}",
+            )(outputs)
+        outputs = keras.layers.Dense(self.output_units, name="head")(outputs)
+        model = keras.Model(inputs, outputs, name=self.name)
+
+        if self.task == "classification":
+            loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+            metrics = ["accuracy"]
+        else:
+            loss = "mse"
+            metrics = None
+        model.compile(
+            optimizer=keras.optimizers.Adam(learning_rate=learning_rate),
+            loss=loss,
+            metrics=metrics,
+        )
+        return model
