@@ -3,6 +3,8 @@
 Usage: `import keras_recurrent as kr`, then e.g. `kr.layers.PeepholeLSTM(64)`.
 """
 
+from keras_recurrent import constraints
+from keras_recurrent import data
 from keras_recurrent import datasets
 from keras_recurrent import export
 from keras_recurrent import layers
@@ -10,4 +12,12 @@ from keras_recurrent import tuning
 
 __version__ = "0.1.0"
 
-__all__ = ["datasets", "export", "layers", "tuning", "__version__"]
+__all__ = [
+    "constraints",
+    "data",
+    "datasets",
+    "export",
+    "layers",
+    "tuning",
+    "__version__",
+]
