@@ -78,7 +78,7 @@ def test_signature_names_dtypes_and_embedding_padding(tmp_path):
     tokens = keras.Input((None,), dtype="int32", name="tokens")
     x = keras.layers.Embedding(10, 4, mask_zero=True)(tokens)
     x = kr.layers.PeepholeLSTM(UNITS)(x)
-    model = keras.Model(tokens, keras.layers.Dense(1)(x))
+    model = keras.Model(tokens, keras.layers.Dense(1, name="dense")(x))
     specs = kr.export.export_saved_model(model, tmp_path, lengths=True)
     assert [(s.name, s.dtype, s.shape.as_list()) for s in specs] == [
         ("tokens", tf.int32, [None, None]),
