@@ -7,6 +7,7 @@ time and its ratio to `keras.layers.LSTM` of the same size.
 
     python benchmarks/lstm_variants.py                 # both sizes
     python benchmarks/lstm_variants.py --sizes small --repeats 5
+    python benchmarks/lstm_variants.py --only PeepholeLSTM CoupledLSTM
 """
 
 import argparse
@@ -36,8 +37,8 @@ def candidates(units):
         "CoupledLSTM": lambda: kr.layers.CoupledLSTM(units),
     }
     for variant in kr.layers.VARIANTS:
-        models[f"LSTMVariant({variant})"] = (
-            lambda v=variant: kr.layers.LSTMVariant(units, variant=v)
+        models[f"LSTMVariant({variant})"] = lambda v=variant: (
+            kr.layers.LSTMVariant(units, variant=v)
         )
     return models
 
@@ -54,7 +55,7 @@ def build(layer_factory, timesteps, features):
     return model
 
 
-def time_models(size, repeats, warmup=2, seed=0):
+def time_models(size, repeats, warmup=2, seed=0, only=None):
     batch, timesteps, features, units = SIZES[size]
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(batch, timesteps, features)).astype("float32")
@@ -62,6 +63,7 @@ def time_models(size, repeats, warmup=2, seed=0):
     models = {
         name: build(factory, timesteps, features)
         for name, factory in candidates(units).items()
+        if only is None or name in only or name == "keras.layers.LSTM"
     }
     for model in models.values():
         for _ in range(warmup):
@@ -102,10 +104,17 @@ def main(argv=None):
         "--sizes", nargs="+", default=list(SIZES), choices=list(SIZES)
     )
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        help="time only these layers (and keras.layers.LSTM), e.g. "
+        "PeepholeLSTM 'LSTMVariant(NIG)'",
+    )
     args = parser.parse_args(argv)
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
     for size in args.sizes:
-        times, params = time_models(size, args.repeats)
+        times, params = time_models(size, args.repeats, only=args.only)
         print(report(size, times, params), flush=True)
 
 

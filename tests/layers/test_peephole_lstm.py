@@ -1,4 +1,3 @@
-
 import keras_recurrent as kr
 from tests.layers.lstm_reference import assert_learns_sequence_sum
 

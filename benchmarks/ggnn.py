@@ -1,0 +1,359 @@
+"""Train-step time of `kr.layers.GatedGraph` against PyG's `GatedGraphConv`.
+
+Both sides get identical random graphs (by default 64 graphs of 50 nodes and
+150 edges, 128-wide node inputs), 128 units and 8 propagation steps, and
+take one Adam step on the MSE between the node states and a fixed random
+target: forward, backward and update. Our layer is fed the padded graph
+tensors through `model.train_on_batch` (its default graph mode; XLA is off
+on CPU unless `--jit-compile`), PyG the flat `edge_index` of the same
+graphs. The contenders are timed round-robin in one process, so that a
+noisy machine slows them all alike; the tables give medians.
+
+Three comparisons:
+
+1. One edge type, no reverse edges, no message bias: the exact math of
+   PyG's `GatedGraphConv` (`a_v = sum_u h_u W`, `torch.nn.GRUCell`, which is
+   `GRUCell(reset_after=True)`).
+2. Four edge types with reverse edges (8 transforms), which PyG's
+   `GatedGraphConv` cannot express: ours against `TypedGatedGraphConv`
+   below, the same propagation written with PyG's scatter, as a PyG user
+   would write it.
+3. Node throughput from 10^3 to 10^6 total nodes (graphs of the same size
+   and density, forward pass only: a 10^6-node train step needs more memory
+   than a workstation has), to show the cost grows linearly.
+
+Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
+torch-geometric).
+
+    python benchmarks/ggnn.py                      # everything
+    python benchmarks/ggnn.py --repeats 5 --max-nodes 100000
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+# PyTorch's OpenMP workers spin while they wait; on a machine with more
+# runnable threads than cores (TensorFlow's pool idles beside them, and the
+# machine may be shared), spinning made a PyG step 5-10x slower and erratic
+# in our runs. Passive waiting removes that without slowing an idle machine.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import torch  # noqa: E402
+import torch_geometric  # noqa: E402
+from torch_geometric.nn import GatedGraphConv  # noqa: E402
+from torch_geometric.utils import scatter  # noqa: E402
+
+import keras_recurrent as kr  # noqa: E402
+
+
+class TypedGatedGraphConv(torch.nn.Module):
+    """GG-NN propagation with typed edges, written with PyG's `scatter`.
+
+    The PyG-side counterpart of `GatedGraph(num_edge_types=T)`: per step,
+    every node state is transformed by each of the `T` edge-type kernels in
+    one batched matmul, each edge gathers the transform of its type at its
+    source, messages are summed at their targets, and a `GRUCell` updates
+    the nodes. Reverse edges are passed in as extra edges of their own
+    types, as `GatedGraph(add_reverse_edges=True)` does inside.
+    """
+
+    def __init__(self, units, num_edge_types, num_layers):
+        super().__init__()
+        self.units = units
+        self.num_layers = num_layers
+        self.weight = torch.nn.Parameter(
+            torch.empty(num_edge_types, units, units)
+        )
+        torch.nn.init.xavier_uniform_(self.weight)
+        self.rnn = torch.nn.GRUCell(units, units)
+
+    def forward(self, x, edge_index, edge_type):
+        if x.size(-1) < self.units:
+            x = torch.cat(
+                [x, x.new_zeros(x.size(0), self.units - x.size(-1))], dim=-1
+            )
+        num_nodes = x.size(0)
+        source, target = edge_index
+        gather_index = edge_type * num_nodes + source
+        for _ in range(self.num_layers):
+            transformed = torch.matmul(x.unsqueeze(0), self.weight)
+            messages = transformed.reshape(-1, self.units)[gather_index]
+            aggregated = scatter(
+                messages, target, dim=0, dim_size=num_nodes, reduce="sum"
+            )
+            x = self.rnn(aggregated, x)
+        return x
+
+
+def random_graphs(num_graphs, num_nodes, num_edges, features, types, seed):
+    """Random graphs as padded graph tensors and as PyG's flat tensors."""
+    rng = np.random.default_rng(seed)
+    node_inputs = rng.normal(size=(num_graphs, num_nodes, features))
+    edges = rng.integers(0, num_nodes, size=(num_graphs, num_edges, 2))
+    edge_types = rng.integers(0, types, size=(num_graphs, num_edges))
+    node_mask = np.ones((num_graphs, num_nodes), dtype=np.int32)
+    padded = {
+        "node_inputs": node_inputs.astype(np.float32),
+        "edges": edges.astype(np.int32),
+        "edge_types": edge_types.astype(np.int32),
+        "node_mask": node_mask,
+    }
+    offsets = (np.arange(num_graphs) * num_nodes)[:, None, None]
+    flat_edges = (edges + offsets).reshape(-1, 2).T
+    flat = {
+        "x": torch.from_numpy(padded["node_inputs"].reshape(-1, features)),
+        "edge_index": torch.from_numpy(flat_edges.astype(np.int64)),
+        "edge_type": torch.from_numpy(edge_types.reshape(-1).astype(np.int64)),
+    }
+    return padded, flat
+
+
+def with_reverse_edges(flat, num_edge_types):
+    """PyG-side edges plus each edge reversed, of type `t + T`."""
+    edge_index = flat["edge_index"]
+    return {
+        "x": flat["x"],
+        "edge_index": torch.cat([edge_index, edge_index.flip(0)], dim=1),
+        "edge_type": torch.cat(
+            [flat["edge_type"], flat["edge_type"] + num_edge_types]
+        ),
+    }
+
+
+def keras_model(padded, units, num_edge_types, steps, reverse, jit_compile):
+    num_graphs, num_nodes, features = padded["node_inputs"].shape
+    num_edges = padded["edges"].shape[1]
+    inputs = [
+        keras.Input((num_nodes, features), batch_size=num_graphs),
+        keras.Input((num_edges, 2), batch_size=num_graphs, dtype="int32"),
+        keras.Input((num_edges,), batch_size=num_graphs, dtype="int32"),
+        keras.Input((num_nodes,), batch_size=num_graphs, dtype="int32"),
+    ]
+    outputs = kr.layers.GatedGraph(
+        units,
+        num_edge_types,
+        propagation_steps=steps,
+        add_reverse_edges=reverse,
+        use_bias=False,
+    )(inputs)
+    model = keras.Model(inputs, outputs)
+    model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit_compile)
+    return model
+
+
+def keras_step(model, padded, target):
+    inputs = [
+        tf.constant(padded[key])
+        for key in ("node_inputs", "edges", "edge_types", "node_mask")
+    ]
+    target = tf.constant(target)
+    return lambda: model.train_on_batch(inputs, target)
+
+
+def keras_forward(model, padded):
+    inputs = [
+        tf.constant(padded[key])
+        for key in ("node_inputs", "edges", "edge_types", "node_mask")
+    ]
+    return lambda: model.predict_on_batch(inputs)
+
+
+def torch_step(module, flat, target, typed):
+    optimizer = torch.optim.Adam(module.parameters(), 1e-3)
+    target = torch.from_numpy(target.reshape(-1, target.shape[-1]))
+    arguments = (flat["x"], flat["edge_index"])
+    if typed:
+        arguments += (flat["edge_type"],)
+
+    def step():
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(module(*arguments), target)
+        loss.backward()
+        optimizer.step()
+
+    return step
+
+
+def torch_forward(module, flat, typed):
+    arguments = (flat["x"], flat["edge_index"])
+    if typed:
+        arguments += (flat["edge_type"],)
+
+    def forward():
+        with torch.no_grad():
+            module(*arguments)
+
+    return forward
+
+
+def time_round_robin(steps, repeats, warmup):
+    """Median seconds of each step function, timed round-robin."""
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    times = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def summary(times):
+    """`(median ms, min ms)` of a list of seconds."""
+    return 1e3 * statistics.median(times), 1e3 * min(times)
+
+
+def compare(args, num_edge_types, reverse):
+    units, steps = args.units, args.steps
+    padded, flat = random_graphs(
+        args.graphs, args.nodes, args.edges, args.features, num_edge_types, 0
+    )
+    target = (
+        np.random.default_rng(1)
+        .normal(size=(args.graphs, args.nodes, units))
+        .astype(np.float32)
+    )
+    contenders = {}
+    model = keras_model(
+        padded, units, num_edge_types, steps, reverse, args.jit_compile
+    )
+    contenders["kr.layers.GatedGraph"] = keras_step(model, padded, target)
+    torch.manual_seed(0)
+    if num_edge_types == 1 and not reverse:
+        module = GatedGraphConv(units, num_layers=steps, aggr="add")
+        contenders["PyG GatedGraphConv"] = torch_step(
+            module, flat, target, typed=False
+        )
+    else:
+        total_types = num_edge_types * (2 if reverse else 1)
+        module = TypedGatedGraphConv(units, total_types, steps)
+        typed_flat = (
+            with_reverse_edges(flat, num_edge_types) if reverse else flat
+        )
+        contenders["PyG TypedGatedGraphConv (scatter)"] = torch_step(
+            module, typed_flat, target, typed=True
+        )
+    return time_round_robin(contenders, args.repeats, args.warmup)
+
+
+def scaling(args):
+    rows = []
+    total = 1000
+    while total <= args.max_nodes:
+        num_graphs = max(1, total // args.nodes)
+        padded, flat = random_graphs(
+            num_graphs, args.nodes, args.edges, args.features, 1, 0
+        )
+        model = keras_model(
+            padded, args.units, 1, args.steps, False, args.jit_compile
+        )
+        torch.manual_seed(0)
+        module = GatedGraphConv(args.units, num_layers=args.steps, aggr="add")
+        contenders = {
+            "ours": keras_forward(model, padded),
+            "pyg": torch_forward(module, flat, typed=False),
+        }
+        repeats = args.repeats if total <= 10**5 else max(1, args.repeats // 3)
+        warmup = args.warmup if total <= 10**5 else 1
+        times = time_round_robin(contenders, repeats, warmup)
+        nodes = num_graphs * args.nodes
+        rows.append(
+            (
+                nodes,
+                num_graphs * args.edges,
+                statistics.median(times["ours"]),
+                statistics.median(times["pyg"]),
+            )
+        )
+        total *= 10
+    return rows
+
+
+def print_comparison(title, times):
+    print(f"\n### {title}\n")
+    names = list(times)
+    base = statistics.median(times[names[-1]])
+    print("| implementation | median ms | min ms | ratio to PyG |")
+    print("| --- | ---: | ---: | ---: |")
+    for name in names:
+        median, fastest = summary(times[name])
+        ratio = statistics.median(times[name]) / base
+        print(f"| {name} | {median:.1f} | {fastest:.1f} | {ratio:.2f}x |")
+
+
+def print_scaling(rows):
+    print("\n### Forward throughput against size (one edge type)\n")
+    print(
+        "| nodes | edges | ours ms | ours nodes/s | PyG ms | PyG nodes/s "
+        "| ratio |"
+    )
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for nodes, edges, ours, pyg in rows:
+        print(
+            f"| {nodes:,} | {edges:,} | {1e3 * ours:.1f} | "
+            f"{nodes / ours:,.0f} | {1e3 * pyg:.1f} | {nodes / pyg:,.0f} | "
+            f"{ours / pyg:.2f}x |"
+        )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--graphs", type=int, default=64)
+    parser.add_argument("--nodes", type=int, default=50)
+    parser.add_argument("--edges", type=int, default=150)
+    parser.add_argument("--features", type=int, default=128)
+    parser.add_argument("--units", type=int, default=128)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument(
+        "--max-nodes",
+        type=int,
+        default=10**6,
+        help="largest total node count of the scaling table (0 to skip)",
+    )
+    parser.add_argument("--torch-threads", type=int, default=2)
+    parser.add_argument(
+        "--jit-compile",
+        action="store_true",
+        help="compile our train step with XLA (off by default on CPU)",
+    )
+    args = parser.parse_args()
+    torch.set_num_threads(args.torch_threads)
+
+    print(
+        f"keras {keras.__version__}, tensorflow {tf.__version__}, "
+        f"torch {torch.__version__} ({args.torch_threads} threads), "
+        f"torch_geometric {torch_geometric.__version__}; "
+        f"{os.cpu_count()} CPUs; XLA {'on' if args.jit_compile else 'off'}"
+    )
+    print(
+        f"{args.graphs} graphs x {args.nodes} nodes x {args.edges} edges, "
+        f"{args.features} input features, {args.units} units, "
+        f"{args.steps} steps; Adam train step on MSE; "
+        f"median of {args.repeats} round-robin repeats"
+    )
+    times = compare(args, num_edge_types=1, reverse=False)
+    print_comparison(
+        "One edge type, no reverse edges (PyG GatedGraphConv's math)", times
+    )
+    times = compare(args, num_edge_types=4, reverse=True)
+    print_comparison(
+        "Four edge types + reverse edges (8 transforms; no PyG built-in)",
+        times,
+    )
+    if args.max_nodes >= 1000:
+        print_scaling(scaling(args))
+
+
+if __name__ == "__main__":
+    main()
