@@ -7,6 +7,7 @@ from keras_recurrent import constraints
 from keras_recurrent import data
 from keras_recurrent import datasets
 from keras_recurrent import export
+from keras_recurrent import graphs
 from keras_recurrent import layers
 from keras_recurrent import tuning
 
@@ -17,6 +18,7 @@ __all__ = [
     "data",
     "datasets",
     "export",
+    "graphs",
     "layers",
     "tuning",
     "__version__",

@@ -2,9 +2,13 @@
 
 from keras_recurrent.layers.coupled_lstm import CoupledLSTM
 from keras_recurrent.layers.coupled_lstm_cell import CoupledLSTMCell
+from keras_recurrent.layers.gated_graph import GatedGraph
+from keras_recurrent.layers.ggsnn import GGSNN
+from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.lstm_variant import LSTMVariant
 from keras_recurrent.layers.lstm_variant_cell import VARIANTS
 from keras_recurrent.layers.lstm_variant_cell import LSTMVariantCell
+from keras_recurrent.layers.node_selection import NodeSelection
 from keras_recurrent.layers.peephole_lstm import PeepholeLSTM
 from keras_recurrent.layers.peephole_lstm_cell import PeepholeLSTMCell
 from keras_recurrent.layers.residual_stack import ResidualStack
@@ -15,8 +19,12 @@ __all__ = [
     "VARIANTS",
     "CoupledLSTM",
     "CoupledLSTMCell",
+    "GGSNN",
+    "GatedGraph",
+    "GraphReadout",
     "LSTMVariant",
     "LSTMVariantCell",
+    "NodeSelection",
     "PeepholeLSTM",
     "PeepholeLSTMCell",
     "ResidualStack",

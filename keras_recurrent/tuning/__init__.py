@@ -1,5 +1,6 @@
 """keras-tuner HyperModels for the recurrent layers."""
 
+from keras_recurrent.tuning.graph_hyper_model import GraphHyperModel
 from keras_recurrent.tuning.sequence_hyper_model import SequenceHyperModel
 
-__all__ = ["SequenceHyperModel"]
+__all__ = ["GraphHyperModel", "SequenceHyperModel"]

@@ -1,0 +1,35 @@
+"""Encoding graphs into the padded graph tensors of the graph layers.
+
+A batch of `B` graphs padded to `N` nodes and `E` edges is four tensors,
+in this order (`GRAPH_TENSOR_NAMES`):
+
+- `node_inputs`: float `(B, N, D)`, the node annotations;
+- `edges`: int32 `(B, E, 2)`, `(source, target)` node indices within the
+  same graph, `-1` rows for padding;
+- `edge_types`: int32 `(B, E)`, in `[0, num_edge_types)`;
+- `node_mask`: `(B, N)`, bool or integer, nonzero for real nodes.
+
+`encode_graph` and `from_networkx` encode one graph, `encode_graphs` pads and
+stacks a batch in NumPy, `padded_batch` does the same in `tf.data`, and
+`graph_inputs` makes the matching `keras.Input`s.
+"""
+
+from keras_recurrent.graphs.batching import graph_spec
+from keras_recurrent.graphs.batching import padded_batch
+from keras_recurrent.graphs.encoding import encode_graph
+from keras_recurrent.graphs.encoding import encode_graphs
+from keras_recurrent.graphs.inputs import graph_inputs
+from keras_recurrent.graphs.networkx_conversion import from_networkx
+from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
+from keras_recurrent.graphs.validation import validate_graph_tensors
+
+__all__ = [
+    "GRAPH_TENSOR_NAMES",
+    "encode_graph",
+    "encode_graphs",
+    "from_networkx",
+    "graph_inputs",
+    "graph_spec",
+    "padded_batch",
+    "validate_graph_tensors",
+]

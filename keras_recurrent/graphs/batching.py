@@ -1,0 +1,190 @@
+"""Batching single graphs in `tf.data` pipelines."""
+
+from collections.abc import Mapping
+
+import tensorflow as tf
+
+from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
+from keras_recurrent.graphs.validation import check_positive_int
+
+
+def graph_spec(node_features, *, node_mask_dtype="int32"):
+    """The `tf.TensorSpec`s of one unpadded graph, as `encode_graph` makes it.
+
+    Use it as (part of) the `output_signature` of
+    `tf.data.Dataset.from_generator` over `kr.graphs.encode_graph` dicts,
+    then batch with `kr.graphs.padded_batch`.
+
+    Args:
+        node_features: Positive integer, the number of node features `D`.
+        node_mask_dtype: `"int32"` (default) or `"bool"`.
+
+    Returns:
+        A dict of `tf.TensorSpec`: `"node_inputs"` float32 `(None, D)`,
+        `"edges"` int32 `(None, 2)`, `"edge_types"` int32 `(None,)`,
+        `"node_mask"` `(None,)`.
+
+    Example:
+
+    >>> def graphs():
+    ...     yield kr.graphs.encode_graph([(0, 1), (1, 2)]), 2
+    >>> dataset = tf.data.Dataset.from_generator(
+    ...     graphs,
+    ...     output_signature=(
+    ...         kr.graphs.graph_spec(1), tf.TensorSpec((), tf.int32)
+    ...     ),
+    ... )
+    """
+    node_features = check_positive_int("node_features", node_features)
+    if node_mask_dtype not in ("int32", "bool"):
+        raise ValueError(
+            "Argument `node_mask_dtype` must be 'int32' or 'bool'. "
+            f"Received: node_mask_dtype={node_mask_dtype!r}"
+        )
+    return {
+        "node_inputs": tf.TensorSpec(
+            (None, node_features), tf.float32, name="node_inputs"
+        ),
+        "edges": tf.TensorSpec((None, 2), tf.int32, name="edges"),
+        "edge_types": tf.TensorSpec((None,), tf.int32, name="edge_types"),
+        "node_mask": tf.TensorSpec(
+            (None,), tf.as_dtype(node_mask_dtype), name="node_mask"
+        ),
+    }
+
+
+def padded_batch(
+    dataset,
+    batch_size,
+    *,
+    num_nodes=None,
+    num_edges=None,
+    drop_remainder=False,
+):
+    """Batches a `tf.data.Dataset` of single graphs into padded graph tensors.
+
+    Every dict in the dataset's elements that has the four keys
+    `"node_inputs"`, `"edges"`, `"edge_types"` and `"node_mask"` (one graph,
+    as `kr.graphs.encode_graph` makes it; see `kr.graphs.graph_spec`) is
+    padded as `kr.graphs.encode_graphs` pads: padding nodes get zero inputs
+    and a zero mask, padding edges are `(-1, -1)` rows of type 0. Other
+    components (targets, weights) are padded with zeros to the longest in the
+    batch, so elements may be `(graph, target)` tuples as `fit` expects.
+
+    Args:
+        dataset: A `tf.data.Dataset` whose elements hold one or more graph
+            dicts.
+        batch_size: Positive integer, the number of graphs per batch.
+        num_nodes: Optional positive integer `N`, the padded number of nodes
+            of every batch; `tf.data` raises at run time on a larger graph.
+            Defaults to the largest graph of each batch. A fixed size gives
+            static shapes (one trace) and is needed for XLA.
+        num_edges: Optional non-negative integer `E`, the padded number of
+            edges; defaults to the most edges of a graph of each batch.
+        drop_remainder: Whether to drop the last, smaller batch.
+            Defaults to `False`.
+
+    Returns:
+        The batched `tf.data.Dataset`; each graph dict becomes the padded
+        tensors `(batch, N, D)`, `(batch, E, 2)`, `(batch, E)`,
+        `(batch, N)`.
+
+    Example:
+
+    >>> batched = kr.graphs.padded_batch(dataset, 32, num_nodes=50)
+    >>> batched.element_spec[0]["node_inputs"].shape
+    TensorShape([None, 50, 1])
+    >>> graphs, targets = next(iter(batched))
+    >>> model.fit(batched, epochs=10)
+    """
+    if not isinstance(dataset, tf.data.Dataset):
+        raise ValueError(
+            "Argument `dataset` must be a `tf.data.Dataset`. "
+            f"Received: dataset of type {type(dataset)}"
+        )
+    batch_size = check_positive_int("batch_size", batch_size)
+    num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
+    num_edges = check_positive_int(
+        "num_edges", num_edges, allow_none=True, allow_zero=True
+    )
+    spec = dataset.element_spec
+    found = []
+
+    def shapes_and_values(spec):
+        if _is_graph_spec(spec):
+            found.append(True)
+            return _graph_padding(spec, num_nodes, num_edges)
+        if isinstance(spec, Mapping):
+            pairs = {
+                key: shapes_and_values(value) for key, value in spec.items()
+            }
+            return (
+                {key: pair[0] for key, pair in pairs.items()},
+                {key: pair[1] for key, pair in pairs.items()},
+            )
+        if isinstance(spec, (tuple, list)):
+            pairs = [shapes_and_values(value) for value in spec]
+            return (
+                type(spec)(pair[0] for pair in pairs),
+                type(spec)(pair[1] for pair in pairs),
+            )
+        if not isinstance(spec, tf.TensorSpec):
+            raise ValueError(
+                "Argument `dataset` must have elements of dense tensors in "
+                f"dicts, tuples or lists. Received: element_spec={spec!r}"
+            )
+        return spec.shape, _zero(spec.dtype)
+
+    padded_shapes, padding_values = shapes_and_values(spec)
+    if not found:
+        raise ValueError(
+            "Argument `dataset` must have elements that hold a graph dict "
+            f"with the keys {list(GRAPH_TENSOR_NAMES)}. "
+            f"Received: element_spec={spec!r}"
+        )
+    return dataset.padded_batch(
+        batch_size,
+        padded_shapes=padded_shapes,
+        padding_values=padding_values,
+        drop_remainder=drop_remainder,
+    )
+
+
+def _is_graph_spec(spec):
+    return isinstance(spec, Mapping) and set(GRAPH_TENSOR_NAMES) <= set(spec)
+
+
+def _graph_padding(spec, num_nodes, num_edges):
+    expected_ranks = {
+        "node_inputs": 2,
+        "edges": 2,
+        "edge_types": 1,
+        "node_mask": 1,
+    }
+    for name, rank in expected_ranks.items():
+        if spec[name].shape.rank != rank:
+            raise ValueError(
+                f"A single graph's `{name}` must have rank {rank} (no batch "
+                f"axis). Received: {name} spec {spec[name]!r}"
+            )
+    padded_shapes = {}
+    padding_values = {}
+    for name, component in spec.items():
+        shape = component.shape
+        if name in ("node_inputs", "node_mask"):
+            shape = tf.TensorShape([num_nodes]).concatenate(shape[1:])
+        elif name in ("edges", "edge_types"):
+            shape = tf.TensorShape([num_edges]).concatenate(shape[1:])
+        padded_shapes[name] = shape
+        padding_values[name] = (
+            tf.constant(-1, component.dtype)
+            if name == "edges"
+            else _zero(component.dtype)
+        )
+    return padded_shapes, padding_values
+
+
+def _zero(dtype):
+    if dtype == tf.string:
+        return tf.constant("", tf.string)
+    return tf.zeros((), dtype)

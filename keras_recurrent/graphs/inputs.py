@@ -1,0 +1,66 @@
+"""Keras inputs for the graph tensors."""
+
+import keras
+
+from keras_recurrent.graphs.validation import check_positive_int
+
+
+def graph_inputs(
+    node_features,
+    *,
+    num_nodes=None,
+    num_edges=None,
+    node_mask_dtype="int32",
+):
+    """Makes the four `keras.Input`s of a functional graph model.
+
+    The inputs are named after the graph tensors, so a model built on this
+    dict takes the dict that `kr.graphs.encode_graphs` returns, and
+    `kr.export.export_saved_model` names its signature inputs
+    `node_inputs`, `edges`, `edge_types` and `node_mask`.
+
+    Args:
+        node_features: Positive integer, the number of node features `D`.
+        num_nodes: Optional positive integer `N`; `None` (default) for any
+            padded number of nodes.
+        num_edges: Optional positive integer `E`; `None` (default) for any
+            padded number of edges.
+        node_mask_dtype: `"int32"` (default) or `"bool"`. Keras 3's `fit`
+            under `MirroredStrategy` cannot take boolean inputs.
+
+    Returns:
+        A dict of `KerasTensor`s: `"node_inputs"` float32 `(batch, N, D)`,
+        `"edges"` int32 `(batch, E, 2)`, `"edge_types"` int32 `(batch, E)`,
+        `"node_mask"` `(batch, N)`.
+
+    Example:
+
+    >>> inputs = kr.graphs.graph_inputs(4)
+    >>> states = kr.layers.GatedGraph(16, num_edge_types=2)(inputs)
+    >>> scores = kr.layers.NodeSelection()(
+    ...     [states, inputs["node_inputs"], inputs["node_mask"]]
+    ... )
+    >>> model = keras.Model(inputs, scores)
+    >>> model.output_shape
+    (None, None)
+    """
+    node_features = check_positive_int("node_features", node_features)
+    num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
+    num_edges = check_positive_int("num_edges", num_edges, allow_none=True)
+    if node_mask_dtype not in ("int32", "bool"):
+        raise ValueError(
+            "Argument `node_mask_dtype` must be 'int32' or 'bool'. "
+            f"Received: node_mask_dtype={node_mask_dtype!r}"
+        )
+    return {
+        "node_inputs": keras.Input(
+            (num_nodes, node_features), name="node_inputs"
+        ),
+        "edges": keras.Input((num_edges, 2), dtype="int32", name="edges"),
+        "edge_types": keras.Input(
+            (num_edges,), dtype="int32", name="edge_types"
+        ),
+        "node_mask": keras.Input(
+            (num_nodes,), dtype=node_mask_dtype, name="node_mask"
+        ),
+    }

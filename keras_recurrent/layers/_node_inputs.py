@@ -1,0 +1,66 @@
+"""Shared input handling of the per-node output layers (readout, selection)."""
+
+from keras import ops
+
+
+def unpack_node_inputs(layer, inputs):
+    """`[node_states, node_inputs, node_mask]` from the layer's inputs."""
+    if not isinstance(inputs, (list, tuple)) or len(inputs) != 3:
+        raise ValueError(
+            f"{type(layer).__name__} takes the list `[node_states, "
+            f"node_inputs, node_mask]`. Received: inputs={inputs!r}"
+        )
+    return list(inputs)
+
+
+def check_node_input_shapes(layer, shapes):
+    """Checks the ranks and agreeing sizes; returns the feature size."""
+    states_shape, inputs_shape, mask_shape = (
+        None if shape is None else tuple(shape) for shape in shapes
+    )
+    for name, shape, rank, layout in (
+        ("node_states", states_shape, 3, "(batch, num_nodes, units)"),
+        ("node_inputs", inputs_shape, 3, "(batch, num_nodes, features)"),
+        ("node_mask", mask_shape, 2, "(batch, num_nodes)"),
+    ):
+        if shape is None or len(shape) != rank:
+            raise ValueError(
+                f"{type(layer).__name__} expects `{name}` of rank {rank}, "
+                f"{layout}. Received: {name}.shape={shape}"
+            )
+    for axis in (0, 1):
+        sizes = {
+            shape[axis]
+            for shape in (states_shape, inputs_shape, mask_shape)
+            if shape[axis] is not None
+        }
+        if len(sizes) > 1:
+            raise ValueError(
+                f"{type(layer).__name__}: `node_states`, `node_inputs` and "
+                "`node_mask` disagree on the "
+                f"{'batch size' if axis == 0 else 'number of nodes'}. "
+                f"Received shapes: node_states.shape={states_shape}, "
+                f"node_inputs.shape={inputs_shape}, "
+                f"node_mask.shape={mask_shape}"
+            )
+    features = states_shape[-1], inputs_shape[-1]
+    if None in features:
+        raise ValueError(
+            f"{type(layer).__name__} needs the last dimensions of "
+            "`node_states` and `node_inputs` defined. Received shapes: "
+            f"node_states.shape={states_shape}, "
+            f"node_inputs.shape={inputs_shape}"
+        )
+    return features[0] + features[1]
+
+
+def node_features(node_states, node_inputs, node_mask, dtype):
+    """`[h_v, x_v]` per node, zeroed at padding, and the bool mask `(B, N)`."""
+    is_real = ops.cast(node_mask, "bool")
+    features = ops.concatenate(
+        [ops.cast(node_states, dtype), ops.cast(node_inputs, dtype)], axis=-1
+    )
+    features = ops.where(
+        ops.expand_dims(is_real, -1), features, ops.zeros_like(features)
+    )
+    return features, is_real

@@ -1,0 +1,371 @@
+"""The gated graph neural network propagation of Li et al. (2016)."""
+
+import keras
+from keras import activations
+from keras import constraints
+from keras import initializers
+from keras import ops
+from keras import regularizers
+
+from keras_recurrent.graphs.validation import check_positive_int
+from keras_recurrent.layers._graph_checks import check_edges
+from keras_recurrent.layers._graph_checks import check_graph_input_shapes
+from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class GatedGraph(keras.layers.Layer):
+    """Gated graph neural network (GG-NN) propagation with typed edges.
+
+    Call it on the list `[node_inputs, edges, edge_types, node_mask]` (or a
+    dict with these keys, as `kr.graphs.graph_inputs` makes): a batch of
+    graphs padded to `N` nodes and `E` edges, as `kr.graphs.encode_graphs`
+    encodes them. It returns the node states after `propagation_steps`
+    steps of the propagation model of "Gated Graph Sequence Neural Networks"
+    (Li et al., 2016):
+
+    ```
+    h_v^(1) = [x_v, 0]                        (node_inputs zero-padded)
+    a_v^(t) = Σ_{(u→v) of type e} (h_u^(t-1) A_e + b_e)
+    h_v^(t) = GRU(a_v^(t), h_v^(t-1))
+    ```
+
+    for `t = 2 .. propagation_steps + 1`. With `add_reverse_edges`, every
+    edge `u→v` of type `e` also passes a message `v→u` of its own type
+    `e + num_edge_types`: the paper's `A = [A^(out), A^(in)]`, so that
+    information flows both ways with different parameters. The weights are
+    shared across steps. The GRU is a `keras.layers.GRUCell` sublayer named
+    `gru`, with `reset_after` choosing its variant (`True`: Keras' and
+    cuDNN's default, `False`: the paper's and Cho et al.'s).
+
+    Messages are computed on the disjoint union of the batch (node `v` of
+    graph `b` is node `b * N + v`): one matmul of all node states against
+    every edge type's kernel, a gather per (edge, type) and a segment sum
+    into the targets. The cost is linear in nodes and edges, never `N²`.
+    Padding nodes are never read (no real edge touches them) and their
+    output states are zero.
+
+    Weights, with `T = num_edge_types * (2 if add_reverse_edges else 1)`
+    (the reverse of type `e` is at index `e + num_edge_types`):
+
+    - `message_kernel`: `(T, units, units)`, the `A_e`.
+    - `message_bias`: `(T, units)`, the `b_e`, if `use_bias`.
+    - `gru/kernel` `(units, 3 * units)`, `gru/recurrent_kernel`
+      `(units, 3 * units)` and, if `use_bias`, `gru/bias` (`(2, 3 * units)`
+      with `reset_after`, else `(3 * units,)`): the `GRUCell`'s.
+
+    Bad input raises: `node_inputs` wider than `units` or mismatched shapes
+    give a `ValueError` when the layer is built; an edge index outside
+    `[0, N)`, an edge touching a padding node or an edge type out of range
+    gives a `ValueError` on eager tensors and, inside a traced TensorFlow
+    function (`fit`, `predict`, a SavedModel), an `InvalidArgumentError` at
+    run time. XLA (`jit_compile=True`) drops such run-time assertions, and
+    traced JAX or PyTorch code has none: check data there with
+    `kr.graphs.validate_graph_tensors`.
+
+    Args:
+        units: Positive integer, the dimensionality of the node states.
+        num_edge_types: Positive integer, the number of edge types in
+            `edge_types`.
+        propagation_steps: Positive integer, the number of propagation
+            steps. Defaults to 5.
+        add_reverse_edges: Whether every edge also passes a message backwards
+            with its own weights. Defaults to `True`.
+        use_bias: Whether to use `message_bias` and the GRU's bias.
+            Defaults to `True`.
+        reset_after: The `GRUCell` variant: apply the reset gate after
+            (`True`, default) or before (`False`) the recurrent matmul.
+        activation: The GRU's candidate activation. Defaults to `"tanh"`.
+        recurrent_activation: The GRU's gate activation.
+            Defaults to `"sigmoid"`.
+        kernel_initializer: Initializer of each type's `A_e` (a
+            `(units, units)` matrix each) and of `gru/kernel`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer of `gru/recurrent_kernel`.
+            Defaults to `"orthogonal"`.
+        bias_initializer: Initializer of `message_bias` and `gru/bias`.
+            Defaults to `"zeros"`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: Optional
+            regularizers of the same weights as the initializers.
+        kernel_constraint, recurrent_constraint, bias_constraint: Optional
+            constraints of the same weights as the initializers.
+        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+
+    Call arguments:
+        inputs: The list `[node_inputs, edges, edge_types, node_mask]`, or a
+            dict with these keys:
+
+            - `node_inputs`: float `(batch, N, D)` with `D <= units`, the
+              node annotations;
+            - `edges`: int `(batch, E, 2)`, `(source, target)` node indices
+              within the same graph, `-1` rows for padding;
+            - `edge_types`: int `(batch, E)` in `[0, num_edge_types)`
+              (ignored on padding rows);
+            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+        training: Python boolean, passed to the GRU cell.
+
+    Returns:
+        The node states, `(batch, N, units)`, zero at padding nodes.
+
+    Shapes:
+        - **input:** `(B, N, D)`, `(B, E, 2)`, `(B, E)`, `(B, N)`
+        - **output:** `(B, N, units)`
+
+    Example:
+
+    >>> batch = kr.graphs.encode_graphs(
+    ...     [{"edges": [(0, 1, 0), (1, 2, 1)]}, {"edges": [(1, 0, 1)]}]
+    ... )
+    >>> layer = kr.layers.GatedGraph(8, num_edge_types=2, propagation_steps=3)
+    >>> layer([batch["node_inputs"], batch["edges"], batch["edge_types"],
+    ...        batch["node_mask"]]).shape
+    TensorShape([2, 3, 8])
+    >>> layer.message_kernel.shape  # 2 types and their reverses
+    TensorShape([4, 8, 8])
+
+    Reference:
+        - [Li et al., 2016. Gated Graph Sequence Neural Networks](
+          https://arxiv.org/abs/1511.05493)
+        - [Cho et al., 2014. Learning Phrase Representations using RNN
+          Encoder-Decoder for Statistical Machine Translation](
+          https://arxiv.org/abs/1406.1078)
+    """
+
+    def __init__(
+        self,
+        units,
+        num_edge_types,
+        propagation_steps=5,
+        add_reverse_edges=True,
+        use_bias=True,
+        reset_after=True,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = check_positive_int("units", units)
+        self.num_edge_types = check_positive_int(
+            "num_edge_types", num_edge_types
+        )
+        self.propagation_steps = check_positive_int(
+            "propagation_steps", propagation_steps
+        )
+        for name, value in (
+            ("add_reverse_edges", add_reverse_edges),
+            ("use_bias", use_bias),
+            ("reset_after", reset_after),
+        ):
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"Argument `{name}` must be a boolean. "
+                    f"Received: {name}={value!r}"
+                )
+        self.add_reverse_edges = add_reverse_edges
+        self.use_bias = use_bias
+        self.reset_after = reset_after
+        self.num_message_types = num_edge_types * (
+            2 if add_reverse_edges else 1
+        )
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.gru = keras.layers.GRUCell(
+            units,
+            activation=self.activation,
+            recurrent_activation=self.recurrent_activation,
+            use_bias=use_bias,
+            kernel_initializer=self.kernel_initializer,
+            recurrent_initializer=self.recurrent_initializer,
+            bias_initializer=self.bias_initializer,
+            kernel_regularizer=self.kernel_regularizer,
+            recurrent_regularizer=self.recurrent_regularizer,
+            bias_regularizer=self.bias_regularizer,
+            kernel_constraint=self.kernel_constraint,
+            recurrent_constraint=self.recurrent_constraint,
+            bias_constraint=self.bias_constraint,
+            reset_after=reset_after,
+            name="gru",
+            dtype=self.dtype_policy,
+        )
+
+    def build(self, input_shape):
+        shapes = unpack_graph_inputs(self, input_shape)
+        check_graph_input_shapes(self, shapes)
+        features = shapes[0][-1]
+        if features is None:
+            raise ValueError(
+                "The last dimension of `node_inputs` must be defined. "
+                f"Received: node_inputs.shape={tuple(shapes[0])}"
+            )
+        if features > self.units:
+            raise ValueError(
+                f"`node_inputs` has {features} features, more than "
+                f"units={self.units}: the initial node state is "
+                "`node_inputs` zero-padded to `units`. "
+                f"Received: node_inputs.shape={tuple(shapes[0])}"
+            )
+        self.message_kernel = self.add_weight(
+            shape=(self.num_message_types, self.units, self.units),
+            name="message_kernel",
+            initializer=self._message_kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        if self.use_bias:
+            self.message_bias = self.add_weight(
+                shape=(self.num_message_types, self.units),
+                name="message_bias",
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        else:
+            self.message_bias = None
+        self.gru.build((None, self.units))
+
+    def _message_kernel_initializer(self, shape, dtype=None):
+        # One `(units, units)` matrix per type, so that fan-in and fan-out
+        # are those of a single `A_e`, and a seeded initializer still gives
+        # each type its own values.
+        config = self.kernel_initializer.get_config()
+        blocks = []
+        for index in range(shape[0]):
+            initializer = self.kernel_initializer
+            if isinstance(config.get("seed"), int):
+                initializer = type(initializer).from_config(
+                    {**config, "seed": config["seed"] + index}
+                )
+            blocks.append(initializer(shape[1:], dtype=dtype))
+        return ops.stack(blocks)
+
+    def call(self, inputs, training=False):
+        node_inputs, edges, edge_types, node_mask = unpack_graph_inputs(
+            self, inputs
+        )
+        edges = ops.cast(edges, "int32")
+        edge_types = ops.cast(edge_types, "int32")
+        check_edges(self, edges, edge_types, node_mask, self.num_edge_types)
+        node_states, is_real = _initial_states(
+            node_inputs, node_mask, self.units, self.compute_dtype
+        )
+        batch_size, num_nodes = ops.shape(node_inputs)[:2]
+        total_nodes = batch_size * num_nodes
+
+        # Disjoint union: node v of graph b is row b * N + v. Padding edges
+        # read row 0 and write to the extra segment `total_nodes`, which is
+        # dropped, so no per-step masking is needed.
+        offsets = ops.expand_dims(ops.arange(batch_size, dtype="int32"), 1)
+        offsets = offsets * num_nodes
+        is_edge = ops.reshape(ops.greater_equal(edges[..., 0], 0), (-1,))
+        sources = ops.reshape(edges[..., 0] + offsets, (-1,))
+        targets = ops.reshape(edges[..., 1] + offsets, (-1,))
+        types = ops.reshape(edge_types, (-1,))
+        senders = [ops.where(is_edge, sources, 0)]
+        receivers = [ops.where(is_edge, targets, total_nodes)]
+        message_types = [ops.where(is_edge, types, 0)]
+        if self.add_reverse_edges:
+            senders.append(ops.where(is_edge, targets, 0))
+            receivers.append(ops.where(is_edge, sources, total_nodes))
+            message_types.append(message_types[0] + self.num_edge_types)
+        sources = ops.concatenate(senders)
+        targets = ops.concatenate(receivers)
+        types = ops.concatenate(message_types)
+        num_types = self.num_message_types
+        # Row u * T + e of the transformed states is h_u A_e.
+        message_rows = sources * num_types + types
+        num_segments = total_nodes + 1
+
+        units = self.units
+        # (units, T * units): column block e is A_e.
+        kernel = ops.reshape(
+            ops.transpose(self.message_kernel, (1, 0, 2)),
+            (units, num_types * units),
+        )
+        message_bias = None
+        if self.use_bias:
+            # Σ_{edges into v} b_e = (edge counts per type of v) · b,
+            # the same at every step.
+            type_counts = ops.segment_sum(
+                ops.one_hot(types, num_types, dtype=self.compute_dtype),
+                targets,
+                num_segments=num_segments,
+            )[:total_nodes]
+            message_bias = ops.matmul(type_counts, self.message_bias)
+
+        states = ops.reshape(node_states, (-1, units))
+        for _ in range(self.propagation_steps):
+            transformed = ops.reshape(ops.matmul(states, kernel), (-1, units))
+            messages = ops.take(transformed, message_rows, axis=0)
+            aggregated = ops.segment_sum(
+                messages, targets, num_segments=num_segments
+            )[:total_nodes]
+            if message_bias is not None:
+                aggregated = aggregated + message_bias
+            states, _ = self.gru(aggregated, [states], training=training)
+        states = ops.reshape(states, (batch_size, num_nodes, units))
+        return ops.where(is_real, states, ops.zeros_like(states))
+
+    def compute_output_shape(self, input_shape):
+        shapes = unpack_graph_inputs(self, input_shape)
+        return (shapes[0][0], shapes[0][1], self.units)
+
+    def get_config(self):
+        config = {
+            "units": self.units,
+            "num_edge_types": self.num_edge_types,
+            "propagation_steps": self.propagation_steps,
+            "add_reverse_edges": self.add_reverse_edges,
+            "use_bias": self.use_bias,
+            "reset_after": self.reset_after,
+            "activation": activations.serialize(self.activation),
+            "recurrent_activation": activations.serialize(
+                self.recurrent_activation
+            ),
+        }
+        for weight in ("kernel", "recurrent", "bias"):
+            config[f"{weight}_initializer"] = initializers.serialize(
+                getattr(self, f"{weight}_initializer")
+            )
+            config[f"{weight}_regularizer"] = regularizers.serialize(
+                getattr(self, f"{weight}_regularizer")
+            )
+            config[f"{weight}_constraint"] = constraints.serialize(
+                getattr(self, f"{weight}_constraint")
+            )
+        base_config = super().get_config()
+        return {**base_config, **config}
+
+
+def _initial_states(node_inputs, node_mask, units, dtype):
+    """`h^(1) = [x_v, 0]` (zero at padding nodes) and the real-node mask.
+
+    Returns the states `(batch, N, units)` and a boolean mask
+    `(batch, N, 1)`. Padding rows are zeroed, not multiplied, so that
+    whatever they hold (even NaN) cannot leak.
+    """
+    node_inputs = ops.cast(node_inputs, dtype)
+    is_real = ops.expand_dims(ops.cast(node_mask, "bool"), -1)
+    features = node_inputs.shape[-1]
+    if features < units:
+        node_inputs = ops.pad(
+            node_inputs, [[0, 0], [0, 0], [0, units - features]]
+        )
+    return ops.where(is_real, node_inputs, ops.zeros_like(node_inputs)), is_real

@@ -1,0 +1,304 @@
+"""Gated graph sequence neural networks (GGS-NN) of Li et al. (2016)."""
+
+import keras
+from keras import ops
+
+from keras_recurrent.graphs.validation import check_positive_int
+from keras_recurrent.layers._graph_checks import check_graph_input_shapes
+from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+from keras_recurrent.layers.gated_graph import GatedGraph
+from keras_recurrent.layers.graph_readout import GraphReadout
+from keras_recurrent.layers.node_selection import NodeSelection
+
+OUTPUT_MODES = ("node_selection", "graph_classification")
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class GGSNN(keras.layers.Layer):
+    """Gated graph sequence neural network: a sequence of outputs per graph.
+
+    Call it, like `kr.layers.GatedGraph`, on the list
+    `[node_inputs, edges, edge_types, node_mask]` (or a dict with these
+    keys). It emits `output_steps` outputs per graph, re-annotating the
+    nodes between output steps as in section 4 of "Gated Graph Sequence
+    Neural Networks" (Li et al., 2016). With `X^(1)` the `node_inputs`,
+    for `k = 1 .. output_steps`:
+
+    ```
+    H^(k)     = GatedGraph_o(X^(k), edges)        (F_o's propagation)
+    o^(k)     = NodeSelection([H^(k), X^(k)])      (output_mode
+                or Dense(GraphReadout([H^(k), X^(k)]))  picks the head)
+    H_X^(k)   = GatedGraph_X(X^(k), edges)        (F_X's propagation; the
+                                                   same as H^(k) with
+                                                   share_propagation)
+    X^(k+1)_v = σ([H_X^(k)_v, X^(k)_v] W + b)      (the next annotations)
+    ```
+
+    Each propagation starts again from the annotations zero-padded to
+    `units`. All weights are shared across output steps. For path answers
+    (bAbI task 19, shortest paths), output step `k` predicts the `k`-th
+    element of the path: a node (`"node_selection"`) or a class such as a
+    direction (`"graph_classification"`). Answers shorter than
+    `output_steps` can be padded with an end class or masked with sample
+    weights. With `return_annotations`, the annotations read at each step
+    are returned too, for the paper's supervision of intermediate
+    annotations.
+
+    Sublayers and weights:
+
+    - `output_propagation`: a `GatedGraph` (`message_kernel`,
+      `message_bias`, `gru/...`).
+    - `annotation_propagation`: a second `GatedGraph`, unless
+      `share_propagation`.
+    - `annotation`: a `Dense(D, activation="sigmoid")`, kernel
+      `(units + D, D)`.
+    - With `"node_selection"`: `node_selection`, a `NodeSelection`.
+      With `"graph_classification"`: `readout`, a
+      `GraphReadout(readout_units)`, and `classifier`, a
+      `Dense(num_classes)` giving logits.
+
+    Args:
+        units: Positive integer, the node state size of the propagations
+            (at least the number of node features `D`).
+        num_edge_types: Positive integer, the number of edge types.
+        output_steps: Positive integer, the number of outputs per graph.
+        output_mode: `"node_selection"` (default): each output is logits
+            over the nodes. `"graph_classification"`: each output is logits
+            over `num_classes` classes.
+        num_classes: Positive integer, the number of classes for
+            `"graph_classification"`; must be `None` otherwise.
+        propagation_steps: Positive integer, the propagation steps of each
+            `GatedGraph`. Defaults to 5.
+        add_reverse_edges: Passed to the `GatedGraph`s. Defaults to `True`.
+        share_propagation: Whether `F_o` and `F_X` share one propagation
+            model (the paper tries both). Defaults to `False`.
+        readout_units: Positive integer, the `GraphReadout` size for
+            `"graph_classification"`. Defaults to `units`.
+        return_annotations: Whether to also return the annotations.
+            Defaults to `False`.
+        use_bias: Passed to the `GatedGraph`s. Defaults to `True`.
+        reset_after: Passed to the `GatedGraph`s. Defaults to `True`.
+        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+
+    Call arguments:
+        inputs: The list `[node_inputs, edges, edge_types, node_mask]`, or a
+            dict with these keys, as for `GatedGraph`: float `(batch, N, D)`,
+            int `(batch, E, 2)` with `-1` padding rows, int `(batch, E)` and
+            bool or int `(batch, N)`.
+        training: Python boolean, passed to the sublayers.
+
+    Returns:
+        The logits of every output step: `(batch, output_steps, N)` for
+        `"node_selection"` (padding nodes at `-1e9`), or
+        `(batch, output_steps, num_classes)` for `"graph_classification"`.
+        With `return_annotations`, the tuple `(logits, annotations)`, where
+        `annotations` `(batch, output_steps, N, D)` holds at `[:, k]` the
+        `X^(k+1)` that output step `k` read (`[:, 0]` is `node_inputs`,
+        zero at padding nodes).
+
+    Shapes:
+        - **input:** `(B, N, D)`, `(B, E, 2)`, `(B, E)`, `(B, N)`
+        - **output:** `(B, K, N)` or `(B, K, num_classes)`, and with
+          `return_annotations` also `(B, K, N, D)`, where
+          `K = output_steps`.
+
+    Example:
+
+    >>> inputs = kr.graphs.graph_inputs(2, num_nodes=10)
+    >>> path = kr.layers.GGSNN(16, num_edge_types=2, output_steps=3)(inputs)
+    >>> model = keras.Model(inputs, path)
+    >>> model.output_shape  # 3 steps, logits over 10 nodes
+    (None, 3, 10)
+    >>> model.compile("adam", keras.losses.SparseCategoricalCrossentropy(
+    ...     from_logits=True))  # targets: (batch, 3) node indices
+
+    Reference:
+        - [Li et al., 2016. Gated Graph Sequence Neural Networks](
+          https://arxiv.org/abs/1511.05493)
+    """
+
+    def __init__(
+        self,
+        units,
+        num_edge_types,
+        output_steps,
+        output_mode="node_selection",
+        num_classes=None,
+        propagation_steps=5,
+        add_reverse_edges=True,
+        share_propagation=False,
+        readout_units=None,
+        return_annotations=False,
+        use_bias=True,
+        reset_after=True,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = check_positive_int("units", units)
+        self.num_edge_types = check_positive_int(
+            "num_edge_types", num_edge_types
+        )
+        self.output_steps = check_positive_int("output_steps", output_steps)
+        if output_mode not in OUTPUT_MODES:
+            raise ValueError(
+                f"Argument `output_mode` must be one of {list(OUTPUT_MODES)}."
+                f" Received: output_mode={output_mode!r}"
+            )
+        self.output_mode = output_mode
+        if output_mode == "graph_classification":
+            self.num_classes = check_positive_int("num_classes", num_classes)
+        elif num_classes is not None:
+            raise ValueError(
+                "Argument `num_classes` is only for "
+                "output_mode='graph_classification'. "
+                f"Received: num_classes={num_classes!r}, "
+                f"output_mode={output_mode!r}"
+            )
+        else:
+            self.num_classes = None
+        self.readout_units = check_positive_int(
+            "readout_units", readout_units, allow_none=True
+        )
+        for name, value in (
+            ("add_reverse_edges", add_reverse_edges),
+            ("share_propagation", share_propagation),
+            ("return_annotations", return_annotations),
+            ("use_bias", use_bias),
+            ("reset_after", reset_after),
+        ):
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"Argument `{name}` must be a boolean. "
+                    f"Received: {name}={value!r}"
+                )
+        self.propagation_steps = check_positive_int(
+            "propagation_steps", propagation_steps
+        )
+        self.add_reverse_edges = add_reverse_edges
+        self.share_propagation = share_propagation
+        self.return_annotations = return_annotations
+        self.use_bias = use_bias
+        self.reset_after = reset_after
+
+        def propagation(name):
+            return GatedGraph(
+                units,
+                num_edge_types,
+                propagation_steps=propagation_steps,
+                add_reverse_edges=add_reverse_edges,
+                use_bias=use_bias,
+                reset_after=reset_after,
+                name=name,
+                dtype=self.dtype_policy,
+            )
+
+        self.output_propagation = propagation("output_propagation")
+        self.annotation_propagation = (
+            None if share_propagation else propagation("annotation_propagation")
+        )
+        if output_mode == "node_selection":
+            self.node_selection = NodeSelection(
+                name="node_selection", dtype=self.dtype_policy
+            )
+        else:
+            self.readout = GraphReadout(
+                self.readout_units or units,
+                name="readout",
+                dtype=self.dtype_policy,
+            )
+            self.classifier = keras.layers.Dense(
+                self.num_classes, name="classifier", dtype=self.dtype_policy
+            )
+
+    def build(self, input_shape):
+        shapes = unpack_graph_inputs(self, input_shape)
+        check_graph_input_shapes(self, shapes)
+        self.output_propagation.build(shapes)
+        if self.annotation_propagation is not None:
+            self.annotation_propagation.build(shapes)
+        node_inputs_shape = tuple(shapes[0])
+        batch_size, num_nodes, features = node_inputs_shape
+        self.annotation = keras.layers.Dense(
+            features,
+            activation="sigmoid",
+            name="annotation",
+            dtype=self.dtype_policy,
+        )
+        self.annotation.build((batch_size, num_nodes, self.units + features))
+        states_shape = (batch_size, num_nodes, self.units)
+        node_shapes = [states_shape, node_inputs_shape, tuple(shapes[3])]
+        if self.output_mode == "node_selection":
+            self.node_selection.build(node_shapes)
+        else:
+            self.readout.build(node_shapes)
+            self.classifier.build((batch_size, self.readout.units))
+
+    def call(self, inputs, training=False):
+        node_inputs, edges, edge_types, node_mask = unpack_graph_inputs(
+            self, inputs
+        )
+        is_real = ops.expand_dims(ops.cast(node_mask, "bool"), -1)
+        annotations = ops.cast(node_inputs, self.compute_dtype)
+        annotations = ops.where(
+            is_real, annotations, ops.zeros_like(annotations)
+        )
+        outputs = []
+        read_annotations = []
+        for step in range(self.output_steps):
+            read_annotations.append(annotations)
+            graph = [annotations, edges, edge_types, node_mask]
+            states = self.output_propagation(graph, training=training)
+            node_inputs_and_mask = [states, annotations, node_mask]
+            if self.output_mode == "node_selection":
+                outputs.append(self.node_selection(node_inputs_and_mask))
+            else:
+                graph_vector = self.readout(node_inputs_and_mask)
+                outputs.append(self.classifier(graph_vector))
+            if step == self.output_steps - 1:
+                break
+            if self.annotation_propagation is not None:
+                states = self.annotation_propagation(graph, training=training)
+            annotations = self.annotation(
+                ops.concatenate([states, annotations], axis=-1)
+            )
+            annotations = ops.where(
+                is_real, annotations, ops.zeros_like(annotations)
+            )
+        logits = ops.stack(outputs, axis=1)
+        if self.return_annotations:
+            return logits, ops.stack(read_annotations, axis=1)
+        return logits
+
+    def compute_output_shape(self, input_shape):
+        shapes = unpack_graph_inputs(self, input_shape)
+        batch_size, num_nodes, features = tuple(shapes[0])
+        if self.output_mode == "node_selection":
+            logits_shape = (batch_size, self.output_steps, num_nodes)
+        else:
+            logits_shape = (batch_size, self.output_steps, self.num_classes)
+        if self.return_annotations:
+            return logits_shape, (
+                batch_size,
+                self.output_steps,
+                num_nodes,
+                features,
+            )
+        return logits_shape
+
+    def get_config(self):
+        config = {
+            "units": self.units,
+            "num_edge_types": self.num_edge_types,
+            "output_steps": self.output_steps,
+            "output_mode": self.output_mode,
+            "num_classes": self.num_classes,
+            "propagation_steps": self.propagation_steps,
+            "add_reverse_edges": self.add_reverse_edges,
+            "share_propagation": self.share_propagation,
+            "readout_units": self.readout_units,
+            "return_annotations": self.return_annotations,
+            "use_bias": self.use_bias,
+            "reset_after": self.reset_after,
+        }
+        base_config = super().get_config()
+        return {**base_config, **config}

@@ -1,0 +1,208 @@
+"""NumPy references of the gated graph layers, written edge by edge.
+
+Deliberately naive (Python loops over graphs and edges, no flattening), so
+that they share no code or trick with the layers they check.
+"""
+
+import keras
+import numpy as np
+
+import keras_recurrent as kr
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def gru_step(x, h, kernel, recurrent_kernel, bias, reset_after):
+    """Keras' `GRUCell` (gates `[z, r, h]`), `h_new = z h + (1 - z) h~`."""
+    units = h.shape[-1]
+    if bias is None:
+        input_bias = recurrent_bias = np.zeros(3 * units)
+    elif reset_after:
+        input_bias, recurrent_bias = bias[0], bias[1]
+    else:
+        input_bias, recurrent_bias = bias, np.zeros(3 * units)
+    x_z, x_r, x_h = np.split(x @ kernel + input_bias, 3, axis=-1)
+    r_kernel_z, r_kernel_r, r_kernel_h = np.split(recurrent_kernel, 3, axis=-1)
+    r_bias_z, r_bias_r, r_bias_h = np.split(recurrent_bias, 3)
+    z = sigmoid(x_z + h @ r_kernel_z + r_bias_z)
+    r = sigmoid(x_r + h @ r_kernel_r + r_bias_r)
+    if reset_after:
+        candidate = np.tanh(x_h + r * (h @ r_kernel_h + r_bias_h))
+    else:
+        candidate = np.tanh(x_h + (r * h) @ r_kernel_h)
+    return z * h + (1.0 - z) * candidate
+
+
+def gated_graph_weights(layer):
+    """The weights of a built `GatedGraph`, as float64 NumPy arrays."""
+
+    def value(variable):
+        if variable is None:
+            return None
+        return keras.ops.convert_to_numpy(variable).astype("float64")
+
+    return {
+        "message_kernel": value(layer.message_kernel),
+        "message_bias": value(layer.message_bias),
+        "kernel": value(layer.gru.kernel),
+        "recurrent_kernel": value(layer.gru.recurrent_kernel),
+        "bias": value(layer.gru.bias) if layer.use_bias else None,
+    }
+
+
+def gated_graph(
+    node_inputs,
+    edges,
+    edge_types,
+    node_mask,
+    weights,
+    *,
+    num_edge_types,
+    propagation_steps,
+    add_reverse_edges,
+    reset_after,
+):
+    """GG-NN propagation, graph by graph and edge by edge."""
+    batch_size, num_nodes, features = node_inputs.shape
+    units = weights["kernel"].shape[0]
+    outputs = np.zeros((batch_size, num_nodes, units))
+    for graph in range(batch_size):
+        real = np.asarray(node_mask[graph]).astype(bool)
+        states = np.zeros((num_nodes, units))
+        states[real, :features] = node_inputs[graph][real]
+        for _ in range(propagation_steps):
+            incoming = np.zeros((num_nodes, units))
+            for (source, target), edge_type in zip(
+                edges[graph], edge_types[graph], strict=True
+            ):
+                if source == -1:
+                    continue
+                passes = [(source, target, edge_type)]
+                if add_reverse_edges:
+                    passes.append((target, source, edge_type + num_edge_types))
+                for sender, receiver, message_type in passes:
+                    message = (
+                        states[sender] @ weights["message_kernel"][message_type]
+                    )
+                    if weights["message_bias"] is not None:
+                        message = (
+                            message + weights["message_bias"][message_type]
+                        )
+                    incoming[receiver] += message
+            states = gru_step(
+                incoming,
+                states,
+                weights["kernel"],
+                weights["recurrent_kernel"],
+                weights["bias"],
+                reset_after,
+            )
+        outputs[graph][real] = states[real]
+    return outputs
+
+
+def graph_readout(node_states, node_inputs, node_mask, kernel, bias):
+    """`tanh(Σ_v real σ(i([h, x])) ⊙ tanh(j([h, x])))`, graph by graph."""
+    units = kernel.shape[1] // 2
+    outputs = np.zeros((node_states.shape[0], units))
+    for graph in range(node_states.shape[0]):
+        total = np.zeros(units)
+        for node in range(node_states.shape[1]):
+            if not node_mask[graph, node]:
+                continue
+            z = np.concatenate(
+                [node_states[graph, node], node_inputs[graph, node]]
+            )
+            z = z @ kernel + (0.0 if bias is None else bias)
+            total += sigmoid(z[:units]) * np.tanh(z[units:])
+        outputs[graph] = np.tanh(total)
+    return outputs
+
+
+def node_selection(
+    node_states, node_inputs, node_mask, kernel, bias, hidden=None
+):
+    """Per-node logits `g([h, x])`, `-1e9` at padding nodes."""
+    features = np.concatenate([node_states, node_inputs], axis=-1)
+    if hidden is not None:
+        hidden_kernel, hidden_bias = hidden
+        features = np.tanh(features @ hidden_kernel + hidden_bias)
+    logits = (features @ kernel)[..., 0] + bias[0]
+    return np.where(np.asarray(node_mask).astype(bool), logits, -1e9)
+
+
+def node_data(seed=0, batch_size=3, num_nodes=5, units=4, features=2):
+    """Random node states and annotations; graph `g` has `g` padding nodes."""
+    rng = np.random.default_rng(seed)
+    states = rng.normal(size=(batch_size, num_nodes, units)).astype("float32")
+    node_inputs = rng.normal(size=(batch_size, num_nodes, features))
+    node_mask = np.zeros((batch_size, num_nodes), dtype="int32")
+    for graph in range(batch_size):
+        node_mask[graph, : num_nodes - graph] = 1
+    return states, node_inputs.astype("float32"), node_mask
+
+
+def randomize_weights(layer, seed=0, scale=0.5):
+    """Sets every weight of `layer` to normal noise (biases included)."""
+    rng = np.random.default_rng(seed)
+    layer.set_weights(
+        [
+            rng.normal(scale=scale, size=weight.shape).astype("float32")
+            for weight in layer.get_weights()
+        ]
+    )
+
+
+def random_graphs(seed=0, num_graphs=3, num_edge_types=2, features=3):
+    """A small padded batch: varied sizes, self-loops, parallel edges.
+
+    Returns the dict of `kr.graphs.encode_graphs` with `N = 6`, `E = 8`.
+    """
+    rng = np.random.default_rng(seed)
+    graphs = []
+    for index in range(num_graphs):
+        num_nodes = 3 + index  # 3, 4, 5, ... nodes: all batches have padding
+        num_edges = 4 + index
+        edges = [
+            (
+                int(rng.integers(num_nodes)),
+                int(rng.integers(num_nodes)),
+                int(rng.integers(num_edge_types)),
+            )
+            for _ in range(num_edges)
+        ]
+        edges[0] = (0, 0, 0)  # a self-loop
+        edges[1] = edges[2] = (1, 2, num_edge_types - 1)  # parallel edges
+        graphs.append(
+            {
+                "edges": edges,
+                "node_inputs": rng.normal(size=(num_nodes, features)),
+            }
+        )
+    return kr.graphs.encode_graphs(
+        graphs, num_nodes=6, num_edges=8, num_edge_types=num_edge_types
+    )
+
+
+def as_list(graphs):
+    """The dict of graph tensors as the list the layers take."""
+    return [graphs[name] for name in kr.graphs.GRAPH_TENSOR_NAMES]
+
+
+def permute_nodes(graphs, graph, permutation):
+    """Relabels the nodes of one graph of a padded batch.
+
+    Node `v` becomes node `permutation[v]`. Padding stays padding (the
+    permutation may move it anywhere).
+    """
+    permuted = {name: np.array(array) for name, array in graphs.items()}
+    inverse = np.argsort(permutation)
+    permuted["node_inputs"][graph] = graphs["node_inputs"][graph][inverse]
+    permuted["node_mask"][graph] = graphs["node_mask"][graph][inverse]
+    edges = graphs["edges"][graph]
+    permuted["edges"][graph] = np.where(
+        edges >= 0, np.asarray(permutation)[np.maximum(edges, 0)], -1
+    )
+    return permuted

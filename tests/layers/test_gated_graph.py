@@ -1,0 +1,326 @@
+import json
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_recurrent as kr
+import keras_recurrent.testing
+from tests.layers import graph_reference as reference
+
+UNITS, NUM_EDGE_TYPES, STEPS = 5, 2, 3
+
+
+def _layer(graphs, seed=0, **kwargs):
+    kwargs = {"propagation_steps": STEPS, **kwargs}
+    layer = kr.layers.GatedGraph(UNITS, NUM_EDGE_TYPES, **kwargs)
+    layer.build([array.shape for array in reference.as_list(graphs)])
+    reference.randomize_weights(layer, seed=seed)
+    return layer
+
+
+def _expected(layer, graphs):
+    return reference.gated_graph(
+        *(np.asarray(array) for array in reference.as_list(graphs)),
+        reference.gated_graph_weights(layer),
+        num_edge_types=layer.num_edge_types,
+        propagation_steps=layer.propagation_steps,
+        add_reverse_edges=layer.add_reverse_edges,
+        reset_after=layer.reset_after,
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"add_reverse_edges": False},
+        {"reset_after": False},
+        {"use_bias": False, "add_reverse_edges": False},
+    ],
+    ids=["default", "no_reverse", "reset_before", "no_bias"],
+)
+def test_matches_numpy_reference(options):
+    graphs = reference.random_graphs()
+    layer = _layer(graphs, **options)
+    outputs = layer(reference.as_list(graphs))
+    assert outputs.shape == (3, 6, UNITS)
+    np.testing.assert_allclose(outputs, _expected(layer, graphs), atol=1e-5)
+
+
+def test_one_step_by_hand():
+    # 0 -> 1 of type 1, no bias: a_1 = x_0 A_1, a_0 = x_1 A_3 (the reverse
+    # of type 1), then one GRU step each.
+    graphs = kr.graphs.encode_graphs(
+        [{"edges": [(0, 1, 1)], "node_inputs": [[1.0, 2.0], [3.0, 0.0]]}]
+    )
+    layer = kr.layers.GatedGraph(2, 2, propagation_steps=1, use_bias=False)
+    layer.build([array.shape for array in reference.as_list(graphs)])
+    reference.randomize_weights(layer)
+    weights = reference.gated_graph_weights(layer)
+    x = np.array([[1.0, 2.0], [3.0, 0.0]])
+    incoming = np.stack(
+        [
+            x[1] @ weights["message_kernel"][3],
+            x[0] @ weights["message_kernel"][1],
+        ]
+    )
+    expected = reference.gru_step(
+        incoming, x, weights["kernel"], weights["recurrent_kernel"], None, True
+    )
+    np.testing.assert_allclose(
+        layer(reference.as_list(graphs))[0], expected, atol=1e-5
+    )
+
+
+def test_input_forms_agree():
+    graphs = reference.random_graphs(1)
+    layer = _layer(graphs)
+    expected = layer(reference.as_list(graphs))
+    as_dict = layer(graphs)
+    bool_mask = dict(graphs, node_mask=graphs["node_mask"].astype(bool))
+    int64 = dict(
+        graphs,
+        edges=graphs["edges"].astype("int64"),
+        edge_types=graphs["edge_types"].astype("int64"),
+    )
+    for outputs in (as_dict, layer(bool_mask), layer(tuple(int64.values()))):
+        np.testing.assert_allclose(outputs, expected, atol=1e-6)
+
+
+def test_padding_does_not_leak_and_pad_size_does_not_matter():
+    graphs = reference.random_graphs(2)
+    layer = _layer(graphs)
+    expected = np.asarray(layer(graphs))
+    dirty = {name: np.array(array) for name, array in graphs.items()}
+    padding = dirty["node_mask"] == 0
+    dirty["node_inputs"][padding] = np.nan
+    dirty["edge_types"][dirty["edges"][..., 0] == -1] = 99
+    np.testing.assert_allclose(layer(dirty), expected, atol=1e-6)
+
+    wider = {
+        "node_inputs": np.pad(graphs["node_inputs"], [(0, 0), (0, 3), (0, 0)]),
+        "edges": np.pad(
+            graphs["edges"], [(0, 0), (0, 4), (0, 0)], constant_values=-1
+        ),
+        "edge_types": np.pad(graphs["edge_types"], [(0, 0), (0, 4)]),
+        "node_mask": np.pad(graphs["node_mask"], [(0, 0), (0, 3)]),
+    }
+    outputs = np.asarray(layer(wider))
+    np.testing.assert_allclose(outputs[:, :6], expected, atol=1e-6)
+    np.testing.assert_array_equal(outputs[:, 6:], 0.0)
+    # Each graph alone gives what it gives in the batch.
+    for graph in range(3):
+        alone = {
+            name: array[graph : graph + 1] for name, array in graphs.items()
+        }
+        np.testing.assert_allclose(layer(alone)[0], expected[graph], atol=1e-6)
+
+
+def test_graphs_without_edges():
+    graphs = kr.graphs.encode_graphs(
+        [
+            {"edges": [], "node_inputs": np.ones((2, 3))},
+            {"edges": [], "node_inputs": np.full((3, 3), 0.5)},
+        ]
+    )
+    assert graphs["edges"].shape == (2, 0, 2)
+    layer = _layer(graphs)
+    expected = _expected(layer, graphs)
+    np.testing.assert_allclose(layer(graphs), expected, atol=1e-5)
+    inputs = kr.graphs.graph_inputs(3)
+    model = keras.Model(inputs, layer(inputs))
+    np.testing.assert_allclose(
+        model.predict(graphs, verbose=0), expected, atol=1e-5
+    )
+
+
+def test_node_permutation_permutes_the_outputs():
+    graphs = reference.random_graphs(3)
+    layer = _layer(graphs)
+    outputs = np.asarray(layer(graphs))
+    permutation = np.array([4, 0, 5, 1, 3, 2])
+    permuted = reference.permute_nodes(graphs, 2, permutation)
+    permuted_outputs = np.asarray(layer(permuted))
+    np.testing.assert_allclose(
+        permuted_outputs[2][permutation], outputs[2], atol=1e-5
+    )
+    np.testing.assert_allclose(permuted_outputs[:2], outputs[:2], atol=1e-6)
+
+
+def test_weights_and_config():
+    layer = kr.layers.GatedGraph(
+        6,
+        3,
+        propagation_steps=2,
+        kernel_initializer=keras.initializers.GlorotUniform(seed=1),
+        name="propagation",
+    )
+    layer.build([(None, 4, 2), (None, 5, 2), (None, 5), (None, 4)])
+    shapes = {weight.path: tuple(weight.shape) for weight in layer.weights}
+    assert shapes == {
+        "propagation/message_kernel": (6, 6, 6),
+        "propagation/message_bias": (6, 6),
+        "propagation/gru/kernel": (6, 18),
+        "propagation/gru/recurrent_kernel": (6, 18),
+        "propagation/gru/bias": (2, 18),
+    }
+    kernel = keras.ops.convert_to_numpy(layer.message_kernel)
+    # A seeded initializer still gives each type its own (units, units)
+    # Glorot matrix, not one slice of a (T, units, units) tensor.
+    assert not np.allclose(kernel[0], kernel[1])
+    assert np.abs(kernel).max() <= np.sqrt(6.0 / 12.0)
+    assert np.abs(kernel).max() > np.sqrt(6.0 / 72.0)
+
+    config = layer.get_config()
+    json.dumps(config)
+    clone = kr.layers.GatedGraph.from_config(config)
+    assert clone.get_config() == config
+    assert (clone.units, clone.num_edge_types, clone.propagation_steps) == (
+        6,
+        3,
+        2,
+    )
+    no_reverse = kr.layers.GatedGraph(4, 3, add_reverse_edges=False)
+    no_reverse.build([(None, 4, 2), (None, 5, 2), (None, 5), (None, 4)])
+    assert tuple(no_reverse.message_kernel.shape) == (3, 4, 4)
+    no_bias = kr.layers.GatedGraph(4, 1, use_bias=False)
+    no_bias.build([(None, 4, 2), (None, 5, 2), (None, 5), (None, 4)])
+    assert [weight.name for weight in no_bias.weights] == [
+        "message_kernel",
+        "kernel",
+        "recurrent_kernel",
+    ]
+
+
+def test_model_save_and_load(tmp_path):
+    graphs = reference.random_graphs(4)
+    inputs = kr.graphs.graph_inputs(3)
+    model = keras.Model(inputs, kr.layers.GatedGraph(4, 2)(inputs))
+    path = tmp_path / "model.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    np.testing.assert_allclose(loaded(graphs), model(graphs), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"units": 0}, "units=0"),
+        ({"num_edge_types": 0}, "num_edge_types=0"),
+        ({"propagation_steps": 1.5}, "propagation_steps=1.5"),
+        ({"add_reverse_edges": "yes"}, "add_reverse_edges='yes'"),
+        ({"reset_after": None}, "reset_after=None"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    arguments = {"units": 4, "num_edge_types": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        kr.layers.GatedGraph(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "message"),
+    [
+        (
+            [(2, 4, 5), (2, 3, 2), (2, 3), (2, 4)],
+            "5 features, more than units=4",
+        ),
+        ([(2, 4), (2, 3, 2), (2, 3), (2, 4)], "`node_inputs` must have rank 3"),
+        ([(2, 4, 2), (2, 3, 3), (2, 3), (2, 4)], r"edges.shape=\(2, 3, 3\)"),
+        ([(2, 4, 2), (2, 3, 2), (2, 3), (2, 5)], "number of nodes"),
+        ([(2, 4, 2), (2, 3, 2), (2, 7), (2, 4)], "number of edges"),
+        ([(2, 4, 2), (2, 3, 2), (3, 3), (2, 4)], "batch size"),
+        ([(2, 4, None), (2, 3, 2), (2, 3), (2, 4)], "must be defined"),
+    ],
+)
+def test_bad_shapes(shapes, message):
+    with pytest.raises(ValueError, match=message):
+        kr.layers.GatedGraph(4, 2).build(shapes)
+
+
+def test_bad_call_structure():
+    layer = kr.layers.GatedGraph(4, 2)
+    graphs = reference.random_graphs()
+    with pytest.raises(ValueError, match="takes the list"):
+        layer(reference.as_list(graphs)[:3])
+    with pytest.raises(ValueError, match="Received keys"):
+        layer({"node_inputs": graphs["node_inputs"], "edges": graphs["edges"]})
+
+
+def _corrupt(name, graph, edge, value):
+    graphs = reference.random_graphs()
+    graphs[name] = np.array(graphs[name])
+    graphs[name][graph, edge] = value
+    return graphs
+
+
+BAD_EDGES = [
+    (("edges", 1, 0, [0, 6]), r"in \[0, 6\).*edges\[1, 0\]=\[0, 6\]"),
+    (("edges", 0, 2, [-2, 1]), r"edges\[0, 2\]=\[-2, 1\]"),
+    (("edges", 0, 7, [1, -1]), r"edges\[0, 7\]=\[1, -1\]"),
+    (("edges", 0, 1, [1, 4]), r"real nodes.*edges\[0, 1\]=\[1, 4\]"),
+    (("edge_types", 2, 3, 2), r"in \[0, 2\).*edge_types\[2, 3\]=2"),
+    (("edge_types", 1, 0, -1), r"edge_types\[1, 0\]=-1"),
+]
+
+
+@pytest.mark.parametrize(("corruption", "message"), BAD_EDGES)
+def test_bad_edges_raise_eagerly(corruption, message):
+    graphs = _corrupt(*corruption)
+    with pytest.raises(ValueError, match=message):
+        kr.layers.GatedGraph(4, 2)(graphs)
+    with pytest.raises(ValueError, match=message):
+        kr.graphs.validate_graph_tensors(**graphs, num_edge_types=2)
+
+
+def test_bad_edges_raise_at_run_time_in_a_graph():
+    inputs = kr.graphs.graph_inputs(3)
+    model = keras.Model(inputs, kr.layers.GatedGraph(4, 2, name="gg")(inputs))
+    model.predict(reference.random_graphs(), verbose=0)
+    runtime_messages = [
+        "node indices in \\[0, num_nodes\\)",
+        "node indices in \\[0, num_nodes\\)",
+        "node indices in \\[0, num_nodes\\)",
+        "must only join real nodes",
+        "in \\[0, 2\\)",
+        "in \\[0, 2\\)",
+    ]
+    for (corruption, _), message in zip(
+        BAD_EDGES, runtime_messages, strict=True
+    ):
+        graphs = _corrupt(*corruption)
+        graph, edge = corruption[1], corruption[2]
+        with pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match=f"GatedGraph .*gg.*{message}.*"
+            f"\\(graph, edge\\).*\\[{graph}\\] \\[{edge}\\]",
+        ):
+            model.predict(graphs, verbose=0)
+
+
+def test_trains_under_mirrored_strategy_like_on_one_device():
+    graphs = kr.graphs.encode_graphs(
+        [
+            {
+                "edges": [(v, (v + 1 + index) % 4, v % 2) for v in range(4)],
+                "node_inputs": np.eye(4, 3)[(np.arange(4) + index) % 4],
+            }
+            for index in range(16)
+        ],
+        num_nodes=5,
+    )
+    targets = np.linspace(-1, 1, 16, dtype="float32")[:, None]
+
+    def build_model():
+        inputs = kr.graphs.graph_inputs(3, num_nodes=5)
+        states = kr.layers.GatedGraph(4, 2, propagation_steps=2)(inputs)
+        graph = kr.layers.GraphReadout(3)(
+            [states, inputs["node_inputs"], inputs["node_mask"]]
+        )
+        return keras.Model(inputs, keras.layers.Dense(1)(graph))
+
+    keras_recurrent.testing.assert_mirrored_equivalence(
+        build_model, graphs, targets, steps=2, global_batch_size=8
+    )
