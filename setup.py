@@ -36,7 +36,8 @@ setup(
         "numpy",
     ],
     extras_require={
-        "test": ["pytest>=8", "pytest-xdist>=3", "ruff>=0.6"],
+        "test": ["pytest>=8", "pytest-xdist>=3", "ruff>=0.6", "networkx"],
+        "graphs": ["networkx"],
         "plot": ["matplotlib>=3.7"],
         # Benchmark-only: PyTorch Geometric comparison for the GG-NN.
         "bench": ["torch==2.13.0", "torch-geometric"],
