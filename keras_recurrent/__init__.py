@@ -9,6 +9,7 @@ from keras_recurrent import datasets
 from keras_recurrent import export
 from keras_recurrent import graphs
 from keras_recurrent import layers
+from keras_recurrent import trees
 from keras_recurrent import tuning
 
 __version__ = "0.1.0"
@@ -20,6 +21,7 @@ __all__ = [
     "export",
     "graphs",
     "layers",
+    "trees",
     "tuning",
     "__version__",
 ]

@@ -1,5 +1,6 @@
 """Recurrent cells and layers."""
 
+from keras_recurrent.layers.child_sum_tree_lstm import ChildSumTreeLSTM
 from keras_recurrent.layers.coupled_lstm import CoupledLSTM
 from keras_recurrent.layers.coupled_lstm_cell import CoupledLSTMCell
 from keras_recurrent.layers.gated_graph import GatedGraph
@@ -8,6 +9,7 @@ from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.lstm_variant import LSTMVariant
 from keras_recurrent.layers.lstm_variant_cell import VARIANTS
 from keras_recurrent.layers.lstm_variant_cell import LSTMVariantCell
+from keras_recurrent.layers.nary_tree_lstm import NaryTreeLSTM
 from keras_recurrent.layers.node_selection import NodeSelection
 from keras_recurrent.layers.peephole_lstm import PeepholeLSTM
 from keras_recurrent.layers.peephole_lstm_cell import PeepholeLSTMCell
@@ -17,6 +19,7 @@ from keras_recurrent.layers.truncated_rnn import TruncatedRNN
 
 __all__ = [
     "VARIANTS",
+    "ChildSumTreeLSTM",
     "CoupledLSTM",
     "CoupledLSTMCell",
     "GGSNN",
@@ -24,6 +27,7 @@ __all__ = [
     "GraphReadout",
     "LSTMVariant",
     "LSTMVariantCell",
+    "NaryTreeLSTM",
     "NodeSelection",
     "PeepholeLSTM",
     "PeepholeLSTMCell",

@@ -2,5 +2,6 @@
 
 from keras_recurrent.tuning.graph_hyper_model import GraphHyperModel
 from keras_recurrent.tuning.sequence_hyper_model import SequenceHyperModel
+from keras_recurrent.tuning.tree_hyper_model import TreeHyperModel
 
-__all__ = ["GraphHyperModel", "SequenceHyperModel"]
+__all__ = ["GraphHyperModel", "SequenceHyperModel", "TreeHyperModel"]

@@ -1,0 +1,170 @@
+"""Checks of the tree tensors inside the tree layers, eager and traced."""
+
+import keras
+from keras import ops
+
+from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
+from keras_recurrent.trees.validation import check_tree_shapes
+from keras_recurrent.trees.validation import find_tree_problem
+
+
+def unpack_tree_inputs(layer, inputs):
+    """`[node_inputs, children, node_mask]` from a list or a dict."""
+    if isinstance(inputs, dict):
+        missing = [name for name in TREE_TENSOR_NAMES if name not in inputs]
+        if missing:
+            raise ValueError(
+                f"{type(layer).__name__} takes a dict with the keys "
+                f"{list(TREE_TENSOR_NAMES)}. Received keys: {sorted(inputs)}"
+            )
+        return [inputs[name] for name in TREE_TENSOR_NAMES]
+    if not isinstance(inputs, (list, tuple)) or len(inputs) != 3:
+        raise ValueError(
+            f"{type(layer).__name__} takes the list `[node_inputs, children, "
+            "node_mask]` (or a dict with these keys). "
+            f"Received: inputs={inputs!r}"
+        )
+    return list(inputs)
+
+
+def check_tree_input_shapes(layer, shapes, arity=None):
+    """Static checks of the three input shapes (list, in the list order)."""
+    try:
+        check_tree_shapes(
+            *[None if shape is None else tuple(shape) for shape in shapes],
+            arity=arity,
+        )
+    except ValueError as error:
+        raise ValueError(f"{type(layer).__name__}: {error}") from None
+
+
+def check_children(layer, children, node_mask):
+    """Raises on bad `children`; returns `children`, after the checks.
+
+    On concrete tensors (eager execution) this is a `ValueError` naming the
+    first bad node. While tracing, the checks become part of the graph and
+    fail at run time: with TensorFlow, through `tf.debugging.Assert` (an
+    `InvalidArgumentError`), and the returned tensor depends on them, so
+    they run before the level loop reads `children`. Other backends have no
+    graph assertion that `keras.ops` offers, so traced checks are skipped
+    there.
+    """
+    arrays = _concrete_numpy(children, node_mask)
+    if arrays is not None:
+        problem = find_tree_problem(*arrays)
+        if problem is not None:
+            raise ValueError(
+                f"{type(layer).__name__} {layer.name!r}: {problem}"
+            )
+        return children
+    if keras.backend.backend() != "tensorflow":
+        return children
+    real = ops.cast(node_mask, "bool")
+    num_nodes = ops.shape(children)[1]
+    is_child = ops.not_equal(children, -1)
+    padding_first = ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])
+    out_of_range = ops.logical_and(
+        is_child,
+        ops.logical_or(
+            ops.less(children, 0), ops.greater_equal(children, num_nodes)
+        ),
+    )
+    in_range = ops.logical_and(is_child, ops.logical_not(out_of_range))
+    on_padding = ops.logical_and(
+        is_child, ops.logical_not(ops.expand_dims(real, -1))
+    )
+    batch_size, _, width = ops.shape(children)
+    child_real = ops.take_along_axis(
+        ops.cast(real, "int32"),
+        ops.reshape(ops.where(in_range, children, 0), (batch_size, -1)),
+        axis=1,
+    )
+    to_padding = ops.logical_and(
+        in_range,
+        ops.equal(ops.reshape(child_real, (batch_size, num_nodes, width)), 0),
+    )
+    node_index = ops.reshape(ops.arange(num_nodes, dtype="int32"), (1, -1, 1))
+    not_before = ops.logical_and(
+        in_range, ops.greater_equal(children, node_index)
+    )
+    prefix = f"{type(layer).__name__} {layer.name!r}: "
+    checks = [
+        (
+            ops.expand_dims(padding_first, -1),
+            "`node_mask` must put the real nodes first.",
+        ),
+        (
+            out_of_range,
+            "`children` must hold node indices in [0, num_nodes), or -1 for "
+            "an empty slot.",
+        ),
+        (
+            on_padding,
+            "`children` of a padding node (zero `node_mask`) must be -1.",
+        ),
+        (
+            to_padding,
+            "`children` must only point to real nodes (nonzero `node_mask`).",
+        ),
+        (
+            not_before,
+            "`children` must be in topological order: every child's index "
+            "smaller than its parent's (no cycles).",
+        ),
+    ]
+    return _assert_no_bad_node(
+        children, [(bad, prefix + message) for bad, message in checks]
+    )
+
+
+def _assert_no_bad_node(children, checks):
+    """Run-time assertions in a traced TensorFlow graph (TF backend only).
+
+    `keras.ops` has no assertion, so this is the one place that uses
+    TensorFlow directly. The returned copy of `children` depends on every
+    assertion. Under XLA (`jit_compile=True`) `Assert` compiles to a no-op;
+    the tree layers set `supports_jit = False`.
+    """
+    import tensorflow as tf
+
+    asserts = []
+    for bad, message in checks:
+        any_bad = ops.any(bad, axis=-1)
+        flat = ops.reshape(any_bad, (-1,))
+        first = ops.argmax(ops.cast(flat, "int32"))
+        num_nodes = ops.shape(any_bad)[1]
+        asserts.append(
+            tf.debugging.Assert(
+                ops.logical_not(ops.any(flat)),
+                [
+                    message,
+                    "First bad node (tree, node):",
+                    first // num_nodes,
+                    first % num_nodes,
+                ],
+            )
+        )
+    with tf.control_dependencies(asserts):
+        return tf.identity(children)
+
+
+def _concrete_numpy(*tensors):
+    """NumPy values of `tensors` when they are concrete, else `None`."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        if not tf.executing_eagerly():
+            return None
+    elif backend == "jax":
+        import jax
+
+        if any(isinstance(tensor, jax.core.Tracer) for tensor in tensors):
+            return None
+    elif backend == "torch":
+        if any(
+            getattr(t, "device", None) is not None and t.device.type == "meta"
+            for t in tensors
+        ):
+            return None
+    return [ops.convert_to_numpy(tensor) for tensor in tensors]

@@ -1,0 +1,145 @@
+"""The Child-Sum Tree-LSTM of Tai et al. (2015), batched level by level."""
+
+import keras
+from keras import ops
+
+from keras_recurrent.layers._tree_lstm import TreeLSTMBase
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class ChildSumTreeLSTM(TreeLSTMBase):
+    """Child-Sum Tree-LSTM over a batch of padded trees.
+
+    Call it on the list `[node_inputs, children, node_mask]` (or a dict with
+    these keys): a batch of trees padded to `N` nodes and `K` child slots,
+    as `kr.trees.encode_trees` encodes them (embed its `node_tokens` into
+    `node_inputs` first). Every node `j` with input `x_j` and children
+    `C(j)` (in any number and order) computes, as in "Improved Semantic
+    Representations From Tree-Structured Long Short-Term Memory Networks"
+    (Tai et al., 2015):
+
+    ```
+    h̃_j  = Σ_{k ∈ C(j)} h_k
+    i_j  = σ(x_j W_i + h̃_j U_i + b_i)
+    f_jk = σ(x_j W_f + h_k U_f + b_f)        for each child k
+    o_j  = σ(x_j W_o + h̃_j U_o + b_o)
+    u_j  = tanh(x_j W_u + h̃_j U_u + b_u)
+    c_j  = i_j ⊙ u_j + Σ_{k ∈ C(j)} f_jk ⊙ c_k
+    h_j  = o_j ⊙ tanh(c_j)
+    ```
+
+    A leaf has `h̃ = 0` and no forget term. σ is `recurrent_activation` and
+    tanh is `activation`.
+
+    On a chain (node `t` the only child of node `t + 1`) `h̃ = h_{t-1}` and
+    the layer is exactly `keras.layers.LSTM` over the nodes in order
+    (`return_nodes` gives its `return_sequences`), with the gate blocks of
+    every weight reordered from `[i, f, o, u]` to Keras' `[i, f, c, o]`.
+
+    The computation is level-batched: node heights come from `children`
+    (a leaf has height 0), the input projection `x W + b` of all nodes is
+    one matmul before the loop, and each step of the loop updates every
+    node of every tree at one height together. The number of sequential
+    steps is the height of the tallest tree plus one, not the number of
+    nodes. Batch size, `N`, `K` and the heights may all be dynamic, in a
+    `tf.function`, `fit` or a SavedModel. Padding nodes are never read and
+    their states are zero. Models with this layer run without XLA
+    (`supports_jit = False`): the nodes of a level are a dynamic selection.
+
+    Nodes must be in topological order: every child's index smaller than
+    its parent's, the real nodes first, the root the last real node. Bad
+    `children` (an index out of range, not smaller than its parent's, on
+    or to a padding node) raise a `ValueError` on eager tensors and, inside
+    a traced TensorFlow function, an `InvalidArgumentError` at run time.
+
+    Weights, with gate blocks in the order `[i, f, o, u]`:
+
+    - `kernel`: `(D, 4 * units)`, the `W`.
+    - `recurrent_kernel`: `(units, 4 * units)`, the `U`.
+    - `bias`: `(4 * units,)`, if `use_bias`.
+
+    Args:
+        units: Positive integer, the dimensionality of `h` and `c`.
+        return_nodes: Whether to return the states of all nodes,
+            `(batch, N, units)`, instead of the root's, `(batch, units)`.
+            Defaults to `False`.
+        return_state: Whether to also return the cell states `c` (of all
+            nodes or of the root, like the outputs). Defaults to `False`.
+        activation: The activation of `u` and of the output.
+            Defaults to `"tanh"`.
+        recurrent_activation: The gate activation. Defaults to `"sigmoid"`.
+        use_bias: Whether to add `bias`. Defaults to `True`.
+        unit_forget_bias: If `True`, the forget block of the bias starts at
+            1 (Jozefowicz et al. 2015). Defaults to `True`.
+        kernel_initializer: Initializer of `kernel`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer of `recurrent_kernel`.
+            Defaults to `"orthogonal"`.
+        bias_initializer: Initializer of `bias`. Defaults to `"zeros"`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: Optional
+            regularizers of the same weights.
+        kernel_constraint, recurrent_constraint, bias_constraint: Optional
+            constraints of the same weights.
+        dropout: Float in [0, 1). Fraction of the node inputs dropped (each
+            entry independently) in training. Defaults to 0.
+        recurrent_dropout: Float in [0, 1). Fraction of the children's `h`
+            dropped before the recurrent matmuls in training, with one mask
+            per tree. Defaults to 0.
+        seed: Optional integer, the random seed of the dropout.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype` (mixed precision policies included).
+
+    Call arguments:
+        inputs: The list `[node_inputs, children, node_mask]`, or a dict with
+            these keys:
+
+            - `node_inputs`: float `(batch, N, D)`;
+            - `children`: int `(batch, N, K)`, child indices within the same
+              tree, `-1` for an empty slot;
+            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+        training: Python boolean; dropout is active only when `True`.
+
+    Returns:
+        The root states `(batch, units)`, or with `return_nodes` the node
+        states `(batch, N, units)` (zeros at padding); with `return_state`
+        the list `[h, c]` of such tensors. An empty tree gives zeros.
+
+    Example:
+
+    >>> trees = kr.trees.encode_trees(["(1 2 3)", "(4 (5 6) 7 8)"])
+    >>> node_inputs = keras.layers.Embedding(10, 8)(trees["node_tokens"])
+    >>> layer = kr.layers.ChildSumTreeLSTM(16)
+    >>> layer([node_inputs, trees["children"], trees["node_mask"]]).shape
+    TensorShape([2, 16])
+    >>> layer.recurrent_kernel.shape  # blocks [i, f, o, u]
+    TensorShape([16, 64])
+
+    Reference:
+        - [Tai et al., 2015. Improved Semantic Representations From
+          Tree-Structured Long Short-Term Memory Networks](
+          https://arxiv.org/abs/1503.00075)
+    """
+
+    def _recurrent_kernel_shape(self, units):
+        return (units, 4 * units)
+
+    def _update(self, projected, child_h, child_c):
+        units = self.units
+        kernel = self.recurrent_kernel
+        # The [i, o, u] columns read h̃; the forget columns read each child.
+        gate_kernel = ops.concatenate(
+            [kernel[:, :units], kernel[:, 2 * units :]], axis=1
+        )
+        x_i, x_f, x_o, x_u = ops.split(projected, 4, axis=-1)
+        z_i, z_o, z_u = ops.split(
+            ops.matmul(ops.sum(child_h, axis=1), gate_kernel), 3, axis=-1
+        )
+        i = self.recurrent_activation(x_i + z_i)
+        o = self.recurrent_activation(x_o + z_o)
+        u = self.activation(x_u + z_u)
+        f = self.recurrent_activation(
+            ops.expand_dims(x_f, 1)
+            + ops.matmul(child_h, kernel[:, units : 2 * units])
+        )
+        c = i * u + ops.sum(f * child_c, axis=1)
+        return o * self.activation(c), c

@@ -1,0 +1,148 @@
+"""The N-ary Tree-LSTM of Tai et al. (2015), batched level by level."""
+
+import keras
+from keras import ops
+
+from keras_recurrent.layers._tree_lstm import TreeLSTMBase
+from keras_recurrent.trees.validation import check_positive_int
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class NaryTreeLSTM(TreeLSTMBase):
+    """N-ary Tree-LSTM over a batch of padded trees with ordered children.
+
+    Call it on the list `[node_inputs, children, node_mask]` (or a dict with
+    these keys): a batch of trees padded to `N` nodes with `K = arity` child
+    slots, as `kr.trees.encode_trees(..., num_children=arity)` encodes them
+    (`binarize="left"` or `"right"` makes any tree binary). Slot `l` of a
+    node is its `l`-th child; an empty slot (`-1`) contributes zero `h` and
+    `c`. Every node `j` with input `x_j` and child states `h_l, c_l`,
+    `l = 1 .. K`, computes, as in Tai et al. (2015):
+
+    ```
+    i_j  = σ(x_j W_i + Σ_l h_l U^i_l + b_i)
+    f_jk = σ(x_j W_f + Σ_l h_l U^f_kl + b_f)     for k = 1 .. K
+    o_j  = σ(x_j W_o + Σ_l h_l U^o_l + b_o)
+    u_j  = tanh(x_j W_u + Σ_l h_l U^u_l + b_u)
+    c_j  = i_j ⊙ u_j + Σ_k f_jk ⊙ c_k
+    h_j  = o_j ⊙ tanh(c_j)
+    ```
+
+    σ is `recurrent_activation` and tanh is `activation`. Each forget gate
+    `f_jk` reads the states of all children, so a node can weigh one
+    child's memory by another's state.
+
+    On a chain (node `t` the child of node `t + 1`, in slot 1) the layer is
+    exactly `keras.layers.LSTM` over the nodes in order, with the gate
+    blocks reordered from `[i, f, o, u]` to Keras' `[i, f, c, o]`: for
+    `arity=1` with the whole `recurrent_kernel`, for a larger arity with its
+    slot-1 rows and the columns `[i, f_1, o, u]` (the other forget gates
+    multiply empty slots, whose `c` is zero).
+
+    The computation is level-batched as in `kr.layers.ChildSumTreeLSTM`
+    (one input projection before the loop, one step per height, dynamic
+    shapes, no XLA), with the same input checks; in addition, `children`
+    must have exactly `arity` slots (a `ValueError` when the layer is
+    built).
+
+    Weights, with `x` blocks in the order `[i, f, o, u]`:
+
+    - `kernel`: `(D, 4 * units)`, the `W`; the one `W_f` serves every `f_k`.
+    - `recurrent_kernel`: `(arity * units, (3 + arity) * units)`: rows are
+      the child slots stacked `[h_1; ...; h_K]`, column blocks
+      `[i, f_1, ..., f_K, o, u]`; block `(l, f_k)` is `U^f_kl`.
+    - `bias`: `(4 * units,)`, blocks `[i, f, o, u]`, if `use_bias`.
+
+    Args:
+        units: Positive integer, the dimensionality of `h` and `c`.
+        arity: Positive integer `K`, the number of ordered child slots.
+            Defaults to 2.
+        return_nodes: Whether to return the states of all nodes,
+            `(batch, N, units)`, instead of the root's, `(batch, units)`.
+            Defaults to `False`.
+        return_state: Whether to also return the cell states `c` (of all
+            nodes or of the root, like the outputs). Defaults to `False`.
+        activation: The activation of `u` and of the output.
+            Defaults to `"tanh"`.
+        recurrent_activation: The gate activation. Defaults to `"sigmoid"`.
+        use_bias: Whether to add `bias`. Defaults to `True`.
+        unit_forget_bias: If `True`, the forget block of the bias starts at
+            1 (Jozefowicz et al. 2015). Defaults to `True`.
+        kernel_initializer: Initializer of `kernel`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer of `recurrent_kernel`.
+            Defaults to `"orthogonal"`.
+        bias_initializer: Initializer of `bias`. Defaults to `"zeros"`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: Optional
+            regularizers of the same weights.
+        kernel_constraint, recurrent_constraint, bias_constraint: Optional
+            constraints of the same weights.
+        dropout: Float in [0, 1). Fraction of the node inputs dropped (each
+            entry independently) in training. Defaults to 0.
+        recurrent_dropout: Float in [0, 1). Fraction of the children's `h`
+            dropped before the recurrent matmul in training, with one mask
+            per tree. Defaults to 0.
+        seed: Optional integer, the random seed of the dropout.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype` (mixed precision policies included).
+
+    Call arguments:
+        inputs: The list `[node_inputs, children, node_mask]`, or a dict with
+            these keys:
+
+            - `node_inputs`: float `(batch, N, D)`;
+            - `children`: int `(batch, N, arity)`, child indices within the
+              same tree, `-1` for an empty slot;
+            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+        training: Python boolean; dropout is active only when `True`.
+
+    Returns:
+        The root states `(batch, units)`, or with `return_nodes` the node
+        states `(batch, N, units)` (zeros at padding); with `return_state`
+        the list `[h, c]` of such tensors. An empty tree gives zeros.
+
+    Example:
+
+    >>> trees = kr.trees.encode_trees(
+    ...     ["(1 2 3 4)", "(5 6)"], binarize="left", num_children=2)
+    >>> node_inputs = keras.layers.Embedding(10, 8)(trees["node_tokens"])
+    >>> layer = kr.layers.NaryTreeLSTM(16, arity=2)
+    >>> layer([node_inputs, trees["children"], trees["node_mask"]]).shape
+    TensorShape([2, 16])
+    >>> layer.recurrent_kernel.shape  # [h_1; h_2] x [i, f_1, f_2, o, u]
+    TensorShape([32, 80])
+
+    Reference:
+        - [Tai et al., 2015. Improved Semantic Representations From
+          Tree-Structured Long Short-Term Memory Networks](
+          https://arxiv.org/abs/1503.00075)
+    """
+
+    def __init__(self, units, arity=2, **kwargs):
+        self.arity = check_positive_int("arity", arity)
+        super().__init__(units, **kwargs)
+
+    @property
+    def _arity(self):
+        return self.arity
+
+    def _recurrent_kernel_shape(self, units):
+        return (self.arity * units, (3 + self.arity) * units)
+
+    def _update(self, projected, child_h, child_c):
+        units, arity = self.units, self.arity
+        x_i, x_f, x_o, x_u = ops.split(projected, 4, axis=-1)
+        stacked = ops.reshape(child_h, (-1, arity * units))
+        z = ops.matmul(stacked, self.recurrent_kernel)
+        z_f = ops.reshape(z[:, units : (1 + arity) * units], (-1, arity, units))
+        i = self.recurrent_activation(x_i + z[:, :units])
+        f = self.recurrent_activation(ops.expand_dims(x_f, 1) + z_f)
+        o = self.recurrent_activation(
+            x_o + z[:, (1 + arity) * units : (2 + arity) * units]
+        )
+        u = self.activation(x_u + z[:, (2 + arity) * units :])
+        c = i * u + ops.sum(f * child_c, axis=1)
+        return o * self.activation(c), c
+
+    def get_config(self):
+        return {**super().get_config(), "arity": self.arity}

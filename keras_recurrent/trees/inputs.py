@@ -1,0 +1,61 @@
+"""Keras inputs for the tree tensors."""
+
+import keras
+
+from keras_recurrent.trees.validation import check_positive_int
+
+
+def tree_inputs(num_children, *, num_nodes=None, node_features=None):
+    """Makes the `keras.Input`s of a functional tree model.
+
+    The inputs are named after the tree tensors, so a model built on this
+    dict takes the dict that `kr.trees.encode_trees` returns, and
+    `kr.export.export_saved_model` names its signature inputs after them.
+
+    Args:
+        num_children: Positive integer `K`, the number of child slots.
+        num_nodes: Optional positive integer `N`; `None` (default) for any
+            padded number of nodes.
+        node_features: Optional positive integer `D`. With `None` (default)
+            the first input is int32 `"node_tokens"` `(batch, N)`, to embed;
+            else float32 `"node_inputs"` `(batch, N, D)`.
+
+    Returns:
+        A dict of `KerasTensor`s: `"node_tokens"` or `"node_inputs"`,
+        `"children"` int32 `(batch, N, K)` and `"node_mask"` int32
+        `(batch, N)` (int32, not bool: Keras 3's `fit` under
+        `MirroredStrategy` cannot take boolean inputs).
+
+    Example:
+
+    >>> inputs = kr.trees.tree_inputs(2)
+    >>> embedded = keras.layers.Embedding(20, 8)(inputs["node_tokens"])
+    >>> root = kr.layers.NaryTreeLSTM(16, arity=2)(
+    ...     [embedded, inputs["children"], inputs["node_mask"]])
+    >>> keras.Model(inputs, root).output_shape
+    (None, 16)
+    """
+    num_children = check_positive_int("num_children", num_children)
+    num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
+    node_features = check_positive_int(
+        "node_features", node_features, allow_none=True
+    )
+    if node_features is None:
+        first = {
+            "node_tokens": keras.Input(
+                (num_nodes,), dtype="int32", name="node_tokens"
+            )
+        }
+    else:
+        first = {
+            "node_inputs": keras.Input(
+                (num_nodes, node_features), name="node_inputs"
+            )
+        }
+    return {
+        **first,
+        "children": keras.Input(
+            (num_nodes, num_children), dtype="int32", name="children"
+        ),
+        "node_mask": keras.Input((num_nodes,), dtype="int32", name="node_mask"),
+    }

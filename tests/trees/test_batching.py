@@ -1,0 +1,88 @@
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_recurrent as kr
+
+
+def _dataset(sizes):
+    def trees():
+        for size in sizes:
+            tree = str(size)
+            for depth in range(size - 1):
+                tree = (
+                    (str(depth % 10), tree, "1")
+                    if depth % 2
+                    else (
+                        str(depth % 10),
+                        tree,
+                    )
+                )
+            yield kr.trees.encode_tree(tree, num_children=2), size
+
+    return tf.data.Dataset.from_generator(
+        trees,
+        output_signature=(kr.trees.tree_spec(2), tf.TensorSpec((), tf.int32)),
+    )
+
+
+def test_padded_batch_pads_like_encode_trees():
+    batches = list(kr.trees.padded_batch(_dataset([1, 4, 3]), 2))
+    (first, labels), (second, _) = batches
+    assert first["children"].shape == (2, 5, 2)
+    np.testing.assert_array_equal(labels, [1, 4])
+    np.testing.assert_array_equal(first["node_mask"][0], [1, 0, 0, 0, 0])
+    np.testing.assert_array_equal(first["children"][0], [[-1, -1]] * 5)
+    kr.trees.validate_tree_tensors(first["children"], first["node_mask"])
+    assert second["node_mask"].shape == (1, 4)
+    fixed = next(iter(kr.trees.padded_batch(_dataset([2]), 4, num_nodes=6)))
+    assert fixed[0]["node_tokens"].shape == (1, 6)
+
+
+def test_bucketing_by_size():
+    sizes = [1, 9, 2, 10, 3, 11, 1, 12]
+    batched = kr.trees.padded_batch(_dataset(sizes), 2, bucket_boundaries=[5])
+    batches = [labels.numpy().tolist() for _, labels in batched]
+    assert sorted(sum(batches, [])) == sorted(sizes)
+    for labels in batches:
+        assert len({size < 5 for size in labels}) == 1
+
+
+def test_a_model_fits_the_batched_dataset():
+    dataset = kr.trees.padded_batch(
+        _dataset([1, 4, 3, 6]).map(
+            lambda tree, size: (tree, tf.cast(size, "float32"))
+        ),
+        2,
+    )
+    inputs = kr.trees.tree_inputs(2)
+    embedded = keras.layers.Embedding(10, 4)(inputs["node_tokens"])
+    root = kr.layers.NaryTreeLSTM(4)(
+        [embedded, inputs["children"], inputs["node_mask"]]
+    )
+    model = keras.Model(inputs, keras.layers.Dense(1)(root))
+    model.compile("sgd", "mse")
+    history = model.fit(dataset, epochs=1, shuffle=False, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"batch_size": 0}, "batch_size=0"),
+        ({"batch_size": 2, "bucket_boundaries": [5, 3]}, "increasing"),
+        ({"batch_size": 2, "bucket_boundaries": []}, "non-empty"),
+        (
+            {"batch_size": 2, "bucket_boundaries": [5], "num_nodes": 9},
+            "exclude each other",
+        ),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        kr.trees.padded_batch(_dataset([1]), **kwargs)
+    with pytest.raises(ValueError, match="tf.data.Dataset"):
+        kr.trees.padded_batch([1, 2], 2)
+    with pytest.raises(ValueError, match="one tree dict"):
+        kr.trees.padded_batch(tf.data.Dataset.range(3), 2)

@@ -1,0 +1,185 @@
+import numpy as np
+import pytest
+
+import keras_recurrent as kr
+
+VOCABULARY = {"MAX": 10, "MIN": 11, **{str(d): d for d in range(10)}}
+
+
+def test_parse_tree():
+    assert kr.trees.parse_tree("(MAX 2 (MIN 3 4))") == (
+        "MAX",
+        "2",
+        ("MIN", "3", "4"),
+    )
+    assert kr.trees.parse_tree(" 7 ") == "7"
+    assert kr.trees.parse_tree("((a b) c)") == (("a", "b"), "c")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("(MAX 2", "Unbalanced '\\('"),
+        ("MAX 2)", "Unbalanced '\\)'"),
+        ("(MAX ())", "Empty"),
+        ("(1) (2)", "exactly one tree"),
+        ("", "exactly one tree"),
+    ],
+)
+def test_parse_tree_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        kr.trees.parse_tree(text)
+
+
+def test_post_order_of_strings_and_nested_structures():
+    expected = (["2", "3", "4", "MIN", "MAX"], [[], [], [], [1, 2], [0, 3]])
+    assert kr.trees.post_order("(MAX 2 (MIN 3 4))") == expected
+    assert kr.trees.post_order(["MAX", "2", ("MIN", "3", "4")]) == expected
+    assert kr.trees.post_order((("a", "b"), "c"), labeled=False) == (
+        ["a", "b", None, "c", None],
+        [[], [], [0, 1], [], [2, 3]],
+    )
+    assert kr.trees.post_order(5) == ([5], [[]])
+
+
+def test_binarize_left_and_right():
+    left = kr.trees.post_order(
+        "(MAX 1 2 3 4)", binarize="left", intermediate_label="+"
+    )
+    # ((1 2) 3) 4
+    assert left == (
+        ["1", "2", "+", "3", "+", "4", "MAX"],
+        [[], [], [0, 1], [], [2, 3], [], [4, 5]],
+    )
+    right = kr.trees.post_order("(MAX 1 2 3 4)", binarize="right")
+    # 1 (2 (3 4))
+    assert right == (
+        ["1", "2", "3", "4", None, None, "MAX"],
+        [[], [], [], [], [2, 3], [1, 4], [0, 5]],
+    )
+    # Nodes with one or two children stay as they are.
+    assert kr.trees.post_order("(A (B 1) 2)", binarize="left") == (
+        kr.trees.post_order("(A (B 1) 2)")
+    )
+    with pytest.raises(ValueError, match="binarize='up'"):
+        kr.trees.post_order("(A 1)", binarize="up")
+
+
+def test_deep_chain_does_not_recurse():
+    tree = "0"
+    for depth in range(1, 3000):
+        tree = (str(depth), tree)
+    labels, children = kr.trees.post_order(tree)
+    assert len(labels) == 3000 and labels[-1] == "2999"
+    assert children[-1] == [2998]
+
+
+def test_from_parents():
+    # 3 is the root, with children 0 and 4; 4 has children 1 and 2.
+    labels, children = kr.trees.from_parents(
+        [3, 4, 4, -1, 3], ["a", "b", "c", "root", "d"]
+    )
+    assert labels == ["a", "b", "c", "d", "root"]
+    assert children == [[], [], [], [1, 2], [0, 3]]
+    assert kr.trees.from_parents(np.array([-1])) == ([0], [[]])
+    assert kr.trees.from_parents([3, 3, 3, -1], binarize="left") == (
+        [0, 1, None, 2, 3],
+        [[], [], [0, 1], [], [2, 3]],
+    )
+
+
+@pytest.mark.parametrize(
+    ("parents", "message"),
+    [
+        ([-1, -1], "exactly one root"),
+        ([1, 0], "exactly one root"),
+        ([-1, 5], "parents\\[1\\]=5"),
+        ([-1, 1], "parents\\[1\\]=1"),
+        ([-1, 2, 1], "cycle"),
+    ],
+)
+def test_from_parents_errors(parents, message):
+    with pytest.raises(ValueError, match=message):
+        kr.trees.from_parents(parents)
+
+
+def test_encode_tree():
+    tree = kr.trees.encode_tree("(MAX 2 (MIN 3 4))", vocabulary=VOCABULARY)
+    np.testing.assert_array_equal(tree["node_tokens"], [2, 3, 4, 11, 10])
+    np.testing.assert_array_equal(
+        tree["children"], [[-1, -1], [-1, -1], [-1, -1], [1, 2], [0, 3]]
+    )
+    np.testing.assert_array_equal(tree["node_mask"], [1] * 5)
+    assert {array.dtype for array in tree.values()} == {np.dtype("int32")}
+    wide = kr.trees.encode_tree("(1 2)", num_children=3)
+    np.testing.assert_array_equal(wide["children"], [[-1, -1, -1], [0, -1, -1]])
+    np.testing.assert_array_equal(wide["node_tokens"], [2, 1])
+    leaf = kr.trees.encode_tree(4)
+    assert leaf["children"].shape == (1, 1)
+    unlabeled = kr.trees.encode_tree(((1, 2), 3), labeled=False)
+    np.testing.assert_array_equal(unlabeled["node_tokens"], [1, 2, 0, 3, 0])
+    pairs = kr.trees.encode_tree(
+        kr.trees.from_parents([-1, 0], ["MAX", "2"]), vocabulary=VOCABULARY
+    )
+    np.testing.assert_array_equal(pairs["node_tokens"], [2, 10])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"tree": "(MAX 1 2 3)", "num_children": 2}, "3 children"),
+        ({"tree": "(MAX 1 2)"}, "labels must be integers.*'MAX'"),
+        ({"tree": "(MED 1 2)", "vocabulary": VOCABULARY}, "'MED' is not"),
+        ({"tree": "(1 2)", "num_children": 0}, "num_children=0"),
+        ({"tree": (("a", "b"),)}, "label, not a subtree"),
+        ({"tree": "(1 2)", "labeled": "yes"}, "labeled='yes'"),
+    ],
+)
+def test_encode_tree_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        kr.trees.encode_tree(**kwargs)
+
+
+def test_encode_trees_pads_and_validates():
+    batch = kr.trees.encode_trees(
+        ["(MAX 1 2 3)", "7", kr.trees.encode_tree("(1 2)", num_children=1)],
+        vocabulary=VOCABULARY,
+        num_nodes=5,
+    )
+    assert batch["children"].shape == (3, 5, 3)
+    np.testing.assert_array_equal(
+        batch["node_mask"], [[1, 1, 1, 1, 0], [1, 0, 0, 0, 0], [1, 1, 0, 0, 0]]
+    )
+    np.testing.assert_array_equal(batch["node_tokens"][1], [7, 0, 0, 0, 0])
+    np.testing.assert_array_equal(batch["children"][2, 1], [0, -1, -1])
+    assert np.all(batch["children"][batch["node_mask"] == 0] == -1)
+    kr.trees.validate_tree_tensors(
+        batch["children"], batch["node_mask"], arity=3
+    )
+    binary = kr.trees.encode_trees(
+        ["(MAX 1 2 3)"], vocabulary=VOCABULARY, binarize="left"
+    )
+    assert binary["children"].shape == (1, 5, 2)
+    with pytest.raises(ValueError, match="more than num_nodes=2"):
+        kr.trees.encode_trees(["(1 2 3)"], num_nodes=2)
+    with pytest.raises(ValueError, match="list of trees"):
+        kr.trees.encode_trees("(1 2)")
+
+
+def test_validate_tree_tensors_errors():
+    batch = kr.trees.encode_trees(["(1 2 3)"])
+    with pytest.raises(ValueError, match="arity=3"):
+        kr.trees.validate_tree_tensors(
+            batch["children"], batch["node_mask"], arity=3
+        )
+    with pytest.raises(ValueError, match="must hold integers"):
+        kr.trees.validate_tree_tensors(
+            batch["children"].astype(float), batch["node_mask"]
+        )
+    with pytest.raises(ValueError, match="rank 2"):
+        kr.trees.validate_tree_tensors(batch["children"], batch["node_mask"][0])
+    children = batch["children"].copy()
+    children[0, 2] = [0, 0]
+    # Two slots naming one child is not a tree, but still topological: the
+    # layers accept it (the child is read twice).
+    kr.trees.validate_tree_tensors(children, batch["node_mask"])
