@@ -9,6 +9,7 @@ from keras_recurrent import datasets
 from keras_recurrent import export
 from keras_recurrent import graphs
 from keras_recurrent import layers
+from keras_recurrent import plot
 from keras_recurrent import trees
 from keras_recurrent import tuning
 
@@ -21,6 +22,7 @@ __all__ = [
     "export",
     "graphs",
     "layers",
+    "plot",
     "trees",
     "tuning",
     "__version__",

@@ -3,6 +3,8 @@
 from keras_recurrent.layers.child_sum_tree_lstm import ChildSumTreeLSTM
 from keras_recurrent.layers.coupled_lstm import CoupledLSTM
 from keras_recurrent.layers.coupled_lstm_cell import CoupledLSTMCell
+from keras_recurrent.layers.gated_feedback_cell import GatedFeedbackCell
+from keras_recurrent.layers.gated_feedback_rnn import GatedFeedbackRNN
 from keras_recurrent.layers.gated_graph import GatedGraph
 from keras_recurrent.layers.ggsnn import GGSNN
 from keras_recurrent.layers.graph_readout import GraphReadout
@@ -23,6 +25,8 @@ __all__ = [
     "CoupledLSTM",
     "CoupledLSTMCell",
     "GGSNN",
+    "GatedFeedbackCell",
+    "GatedFeedbackRNN",
     "GatedGraph",
     "GraphReadout",
     "LSTMVariant",

@@ -1,0 +1,233 @@
+"""RNN layer running a `GatedFeedbackCell` over a sequence."""
+
+import inspect
+
+import keras
+from keras import ops
+
+from keras_recurrent.layers.gated_feedback_cell import GatedFeedbackCell
+from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
+
+# Cell config keys that belong to the base Layer, not to the cell's math.
+_LAYER_KEYS = ("name", "trainable", "dtype")
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class GatedFeedbackRNN(keras.layers.RNN):
+    """Gated-Feedback RNN layer (GF-RNN, Chung et al. 2015).
+
+    A thin `keras.layers.RNN` around `kr.layers.GatedFeedbackCell`: a stack of
+    `num_layers` tanh, GRU or LSTM layers in which every layer reads every
+    layer of the previous step through scalar global reset gates
+    `g^{i→j}_t`. See the cell for the equations, the weights (names, shapes
+    and block orders) and the state order. `gate_values` returns the gates
+    for a batch, e.g. for `kr.plot.gate_heatmap`. The first layer's input
+    terms, which do not depend on the previous step, are computed for all
+    steps in one matmul before the time loop (`cell.project_inputs`).
+
+    Args:
+        units: Positive integer (every layer's width) or a list of positive
+            integers, one per layer.
+        num_layers: Positive integer, the number of layers. `None` (default)
+            means `len(units)` for a list and 1 for an integer.
+        cell_type: `"tanh"`, `"gru"` or `"lstm"`. Defaults to `"tanh"`.
+        feedback: `"gated"` (the paper), `"fixed"` (all gates 1) or `"none"`
+            (a plain stacked RNN). Defaults to `"gated"`.
+        output_mode: `"top"` (the last layer's `h`) or `"all"` (all layers'
+            `h`, concatenated). Defaults to `"top"`.
+        return_sequences: Whether to return the whole output sequence or only
+            the last output. Defaults to `False`.
+        return_state: Whether to return the final states after the output.
+            Defaults to `False`.
+        go_backwards: Process the sequence backwards. Defaults to `False`.
+        stateful: Use the final states of batch `i` as the initial states of
+            batch `i` in the next batch. Defaults to `False`.
+        unroll: Unroll the time loop (short sequences only).
+            Defaults to `False`.
+        zero_output_for_mask: Output zeros, not the last output, at masked
+            steps when `return_sequences`. Defaults to `False`.
+        **kwargs: Any argument of `kr.layers.GatedFeedbackCell` (activations,
+            initializers, regularizers, constraints, `dropout`,
+            `recurrent_dropout`, `seed`, ...) and the standard layer keyword
+            arguments.
+
+    Call arguments:
+        sequences: A 3D float tensor `(batch, timesteps, features)`.
+        initial_state: Optional list of initial state tensors, in the cell's
+            state order (`[h_0, ..., h_{L-1}]`, or `[h_0, c_0, h_1, c_1, ...]`
+            for lstm).
+        mask: Optional boolean tensor `(batch, timesteps)`; masked steps keep
+            the previous states.
+        training: Python boolean; dropout is active only when `True`.
+
+    Returns:
+        `(batch, output_size)`, or `(batch, timesteps, output_size)` with
+        `return_sequences`, where `output_size` is the top layer's width
+        (`output_mode="top"`) or the sum of all widths (`"all"`); followed by
+        the final states with `return_state`.
+
+    Example:
+
+    >>> x = np.random.rand(4, 10, 8).astype("float32")
+    >>> layer = kr.layers.GatedFeedbackRNN(
+    ...     16, num_layers=3, cell_type="gru", return_sequences=True)
+    >>> layer(x).shape
+    TensorShape([4, 10, 16])
+    >>> layer.gate_values(x).shape  # [batch, time, i, j]: g^{i→j}_t
+    TensorShape([4, 10, 3, 3])
+
+    Reference:
+        - [Chung et al., 2015. Gated Feedback Recurrent Neural Networks](
+          https://arxiv.org/abs/1502.02367)
+    """
+
+    def __init__(
+        self,
+        units,
+        num_layers=None,
+        cell_type="tanh",
+        feedback="gated",
+        output_mode="top",
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        cell_arguments = set(
+            inspect.signature(GatedFeedbackCell.__init__).parameters
+        ) - {"self", "kwargs"}
+        cell_kwargs = {
+            key: kwargs.pop(key)
+            for key in list(kwargs)
+            if key in cell_arguments
+        }
+        cell = GatedFeedbackCell(
+            units,
+            num_layers=num_layers,
+            cell_type=cell_type,
+            feedback=feedback,
+            output_mode=output_mode,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name="cell",
+            **cell_kwargs,
+        )
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            zero_output_for_mask=zero_output_for_mask,
+            **kwargs,
+        )
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        sequences_shape = tuple(sequences_shape)
+        if len(sequences_shape) != 3:
+            raise ValueError(
+                f"{type(self).__name__} expects `inputs` of rank 3 "
+                "(batch, timesteps, features). "
+                f"Received: inputs.shape={sequences_shape}"
+            )
+        super().build(sequences_shape, initial_state_shape)
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        _check_float_inputs(self, sequences)
+        if training:
+            # One mask per sequence, made before the time loop (as Keras'
+            # RNN does for cells with its unexported dropout mixin).
+            cell = self.cell
+            cell.get_dropout_mask(sequences[:, 0, :])
+            cell.get_recurrent_dropout_mask(sequences[:, 0, :])
+        # Layer 0's input projections do not depend on t - 1: one matmul
+        # for all steps, outside the time loop.
+        projected = self.cell.project_inputs(sequences, training=training)
+        self.cell._inputs_projected = True
+        try:
+            return super().call(
+                projected,
+                initial_state=initial_state,
+                mask=mask,
+                training=training,
+            )
+        finally:
+            self.cell._inputs_projected = False
+            self.cell.reset_dropout_mask()
+            self.cell.reset_recurrent_dropout_mask()
+
+    def gate_values(self, sequences, mask=None, initial_state=None):
+        """The global reset gates `g^{i→j}_t` for a batch, without dropout.
+
+        Runs the cell over `sequences` (backwards if `go_backwards`) from
+        `initial_state` (zeros if `None`; a stateful layer's states are
+        neither read nor changed).
+
+        Args:
+            sequences: Float tensor `(batch, timesteps, features)`.
+            mask: Optional boolean tensor `(batch, timesteps)`; masked steps
+                get gates 0.
+            initial_state: Optional list of initial states.
+
+        Returns:
+            Tensor `(batch, timesteps, L, L)` in the input's time order;
+            `[b, t, i, j]` is `g^{i→j}_t` (all ones for `feedback="fixed"`,
+            the identity for `"none"`).
+        """
+        sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
+        if not self.built:
+            self.build(tuple(sequences.shape))
+        if self.go_backwards:
+            sequences = ops.flip(sequences, axis=1)
+            if mask is not None:
+                mask = ops.flip(ops.convert_to_tensor(mask), axis=1)
+        gates = self.cell.gate_values(
+            sequences, mask=mask, initial_state=initial_state
+        )
+        return ops.flip(gates, axis=1) if self.go_backwards else gates
+
+    @property
+    def units(self):
+        return self.cell.units
+
+    @property
+    def num_layers(self):
+        return self.cell.num_layers
+
+    @property
+    def cell_type(self):
+        return self.cell.cell_type
+
+    @property
+    def feedback(self):
+        return self.cell.feedback
+
+    @property
+    def output_mode(self):
+        return self.cell.output_mode
+
+    @property
+    def dropout(self):
+        return self.cell.dropout
+
+    @property
+    def recurrent_dropout(self):
+        return self.cell.recurrent_dropout
+
+    def get_config(self):
+        config = {
+            key: value
+            for key, value in self.cell.get_config().items()
+            if key not in _LAYER_KEYS
+        }
+        base_config = super().get_config()
+        del base_config["cell"]
+        return {**base_config, **config}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
