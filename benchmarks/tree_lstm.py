@@ -1,0 +1,338 @@
+"""Train-step time of the level-batched Tree-LSTM on ListOps trees.
+
+Three contenders take one Adam step (forward, backward, update) of a
+classifier of the ListOps value on the same batches of generated ListOps
+expressions (`kr.datasets.listops`, at most `--max-length` tokens):
+
+- (a) `level`: `Embedding` -> `kr.layers.ChildSumTreeLSTM` (or
+  `NaryTreeLSTM` on the binary gold trees with `--cell nary`) -> `Dense(10)`;
+  the layer updates every node of every tree at one height in one batched
+  step, so a batch takes `height` sequential steps.
+- (b) `node`: the same layers and weights, but the tree recursion runs one
+  node at a time: the input projection of all nodes in one matmul (as in
+  (a) and DGL), then a `tf.while_loop` over the real nodes of the batch in
+  topological order, each step gathering its children's states from a
+  `TensorArray` (written once per node, so the backward pass is linear in
+  the number of nodes) and applying the layer's own one-level update
+  (`_update`) to that single node. It checks that its root states equal
+  (a)'s before timing. This is how a Tree-LSTM runs without level batching
+  (e.g. the Lua Torch one), but compiled into one graph rather than a
+  Python loop.
+- (c) `lstm`: `Embedding(mask_zero=True)` -> `keras.layers.LSTM` ->
+  `Dense(10)` over the same expressions as token sequences.
+
+The forward passes of (a) and (b) are also timed alone: most of (b)'s
+train step is the backward pass through the `TensorArray` reads, which in
+our runs cost ~30x its forward pass, so the forward ratio is the
+conservative one.
+
+Each step is a `tf.function` traced once for all batch shapes (dynamic
+`N` and length). The contenders are timed round-robin, batch after batch,
+so that a noisy machine slows them alike; the table gives medians.
+
+    python benchmarks/tree_lstm.py                    # batch 64, ~1.5 minutes
+    python benchmarks/tree_lstm.py --cell nary --repeats 5
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+import keras_recurrent as kr  # noqa: E402
+
+VOCABULARY = kr.datasets.LISTOPS_VOCABULARY
+VOCABULARY_SIZE = max(VOCABULARY.values()) + 1
+
+
+def make_batches(args):
+    data = kr.datasets.listops(
+        args.batch_size * args.num_batches,
+        max_length=args.max_length,
+        seed=args.seed,
+    )
+    batches = []
+    for start in range(0, len(data["trees"]), args.batch_size):
+        stop = start + args.batch_size
+        if args.cell == "child_sum":
+            trees = kr.trees.encode_trees(
+                data["trees"][start:stop], vocabulary=VOCABULARY
+            )
+        else:
+            trees = kr.trees.encode_trees(
+                [
+                    kr.datasets.listops_binary_tree(tree)
+                    for tree in data["trees"][start:stop]
+                ],
+                vocabulary=VOCABULARY,
+                labeled=False,
+                num_children=2,
+            )
+        tokens = data["tokens"][start:stop]
+        sequences = np.zeros((len(tokens), max(map(len, tokens))), "int32")
+        for row, sequence in enumerate(tokens):
+            sequences[row, : len(sequence)] = [VOCABULARY[t] for t in sequence]
+        batches.append(
+            {
+                "trees": (
+                    trees["node_tokens"],
+                    trees["children"],
+                    trees["node_mask"],
+                ),
+                "sequences": sequences,
+                "labels": data["labels"][start:stop],
+            }
+        )
+    return batches
+
+
+class TreeClassifier(keras.Model):
+    def __init__(self, cell, units, embedding_dim):
+        super().__init__()
+        self.embedding = keras.layers.Embedding(VOCABULARY_SIZE, embedding_dim)
+        if cell == "child_sum":
+            self.tree = kr.layers.ChildSumTreeLSTM(units)
+        else:
+            self.tree = kr.layers.NaryTreeLSTM(units, arity=2)
+        self.classify = keras.layers.Dense(10)
+
+    def call(self, inputs, training=False):
+        tokens, children, node_mask = inputs
+        x = self.embedding(tokens)
+        return self.classify(
+            self.tree([x, children, node_mask], training=training)
+        )
+
+    def node_by_node(self, inputs):
+        """The same forward pass, one node at a time."""
+        tokens, children, node_mask = inputs
+        layer = self.tree
+        units = layer.units
+        batch_size = tf.shape(children)[0]
+        num_nodes = tf.shape(children)[1]
+        width = tf.shape(children)[2]
+        x = self.embedding(tokens)
+        projected = tf.matmul(tf.reshape(x, (-1, x.shape[-1])), layer.kernel)
+        if layer.use_bias:
+            projected = projected + layer.bias
+        # Node v of tree b is row b * N + v; its state is slot row + 1 of
+        # the TensorArray, whose slot 0 is the zero state of empty slots.
+        offsets = tf.reshape(tf.range(batch_size) * num_nodes, (-1, 1, 1))
+        slots = tf.where(children >= 0, children + offsets + 1, 0)
+        slots = tf.reshape(slots, (-1, width))
+        real_rows = tf.cast(
+            tf.where(tf.reshape(node_mask, (-1,)) > 0)[:, 0], tf.int32
+        )
+        size = batch_size * num_nodes + 1
+        zero = tf.zeros((units,), projected.dtype)
+        h_array = tf.TensorArray(
+            projected.dtype,
+            size=size,
+            clear_after_read=False,
+            element_shape=(units,),
+        ).write(0, zero)
+        c_array = tf.TensorArray(
+            projected.dtype,
+            size=size,
+            clear_after_read=False,
+            element_shape=(units,),
+        ).write(0, zero)
+        # Padding nodes are never written; they stay zero when stacked.
+        h_array = h_array.scatter(
+            tf.range(1, size), tf.zeros((size - 1, units), projected.dtype)
+        )
+        c_array = c_array.scatter(
+            tf.range(1, size), tf.zeros((size - 1, units), projected.dtype)
+        )
+
+        def body(step, h_array, c_array):
+            row = real_rows[step]
+            child_slots = slots[row]
+            # One gather of the K slots was faster here than K reads.
+            child_h = tf.expand_dims(h_array.gather(child_slots), 0)
+            child_c = tf.expand_dims(c_array.gather(child_slots), 0)
+            new_h, new_c = layer._update(
+                projected[row : row + 1], child_h, child_c
+            )
+            return (
+                step + 1,
+                h_array.write(row + 1, new_h[0]),
+                c_array.write(row + 1, new_c[0]),
+            )
+
+        _, h_array, _ = tf.while_loop(
+            lambda step, *_: step < tf.size(real_rows),
+            body,
+            (tf.constant(0), h_array, c_array),
+        )
+        num_real = tf.reduce_sum(tf.cast(node_mask > 0, tf.int32), axis=1)
+        roots = tf.range(batch_size) * num_nodes + num_real
+        return self.classify(h_array.gather(roots))
+
+
+class SequenceClassifier(keras.Model):
+    def __init__(self, units, embedding_dim):
+        super().__init__()
+        self.embedding = keras.layers.Embedding(
+            VOCABULARY_SIZE, embedding_dim, mask_zero=True
+        )
+        self.lstm = keras.layers.LSTM(units)
+        self.classify = keras.layers.Dense(10)
+
+    def call(self, tokens, training=False):
+        return self.classify(
+            self.lstm(self.embedding(tokens), training=training)
+        )
+
+
+def train_step_function(model, forward, signature):
+    optimizer = keras.optimizers.Adam(1e-3)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    optimizer.build(model.trainable_variables)
+
+    @tf.function(input_signature=signature)
+    def step(inputs, labels):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(labels, forward(inputs))
+        variables = model.trainable_variables
+        gradients = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(gradients, variables))
+        return loss
+
+    return step
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--cell", choices=["child_sum", "nary"], default="child_sum"
+    )
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--num-batches", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--max-length", type=int, default=100)
+    parser.add_argument("--units", type=int, default=64)
+    parser.add_argument("--embedding-dim", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    keras.utils.set_random_seed(args.seed)
+
+    batches = make_batches(args)
+    width = batches[0]["trees"][1].shape[-1]
+    tree_signature = (
+        (
+            tf.TensorSpec((None, None), tf.int32),
+            tf.TensorSpec((None, None, width), tf.int32),
+            tf.TensorSpec((None, None), tf.int32),
+        ),
+        tf.TensorSpec((None,), tf.int32),
+    )
+    sequence_signature = (
+        tf.TensorSpec((None, None), tf.int32),
+        tf.TensorSpec((None,), tf.int32),
+    )
+
+    tree_model = TreeClassifier(args.cell, args.units, args.embedding_dim)
+    node_model = TreeClassifier(args.cell, args.units, args.embedding_dim)
+    lstm_model = SequenceClassifier(args.units, args.embedding_dim)
+    first = batches[0]
+    tree_model(first["trees"])
+    node_model(first["trees"])
+    lstm_model(first["sequences"])
+    node_model.set_weights(tree_model.get_weights())
+
+    # Same weights, same math: the node loop must give (a)'s logits.
+    node_forward = tf.function(
+        node_model.node_by_node, input_signature=tree_signature[:1]
+    )
+    difference = max(
+        float(
+            np.abs(
+                node_forward(batch["trees"]) - tree_model(batch["trees"])
+            ).max()
+        )
+        for batch in batches[:2]
+    )
+    if difference > 1e-4:
+        raise RuntimeError(f"Node loop differs from the layer: {difference}")
+
+    steps = {
+        "level": (
+            train_step_function(
+                tree_model,
+                lambda inputs: tree_model(inputs, training=True),
+                tree_signature,
+            ),
+            "trees",
+        ),
+        "node": (
+            train_step_function(
+                node_model, node_model.node_by_node, tree_signature
+            ),
+            "trees",
+        ),
+        "lstm": (
+            train_step_function(
+                lstm_model,
+                lambda inputs: lstm_model(inputs, training=True),
+                sequence_signature,
+            ),
+            "sequences",
+        ),
+    }
+    # Forward passes alone: the node loop's backward pass goes through
+    # TensorArray gradients, which cost far more per node than its forward
+    # pass, so its train step flatters (a); this shows the forward ratio.
+    level_forward = tf.function(
+        lambda inputs: tree_model(inputs), input_signature=tree_signature[:1]
+    )
+    steps["level forward"] = (lambda inputs, _: level_forward(inputs), "trees")
+    steps["node forward"] = (lambda inputs, _: node_forward(inputs), "trees")
+    for step, key in steps.values():  # Trace and warm up.
+        step(first[key], first["labels"])
+
+    times = {name: [] for name in steps}
+    for _ in range(args.repeats):
+        for batch in batches:
+            for name, (step, key) in steps.items():
+                start = time.perf_counter()
+                np.asarray(step(batch[key], batch["labels"]))
+                times[name].append(time.perf_counter() - start)
+
+    nodes = np.mean([batch["trees"][2].sum(1).mean() for batch in batches])
+    padded = np.mean([batch["trees"][2].shape[1] for batch in batches])
+    length = np.mean([batch["sequences"].shape[1] for batch in batches])
+    print(
+        f"ListOps, {args.cell} cell, batch {args.batch_size}, units "
+        f"{args.units}: {nodes:.1f} nodes per tree (padded to {padded:.0f}), "
+        f"sequences padded to {length:.0f} tokens; node loop matches the "
+        f"layer to {difference:.1e}"
+    )
+    median = {name: statistics.median(t) * 1000 for name, t in times.items()}
+    labels = {
+        "level": "(a) level-batched layer",
+        "node": "(b) node-by-node loop",
+        "lstm": "(c) keras.layers.LSTM",
+        "level forward": "(a) forward pass only",
+        "node forward": "(b) forward pass only",
+    }
+    print(f"{'train step':26s} {'median ms/step':>15s}")
+    for name, value in median.items():
+        print(f"{labels[name]:26s} {value:15.1f}")
+    print(f"(b) / (a): {median['node'] / median['level']:.1f}x (target >= 20x)")
+    print(f"(a) / (c): {median['level'] / median['lstm']:.2f}x (target <= 3x)")
+    print(
+        "forward only, (b) / (a): "
+        f"{median['node forward'] / median['level forward']:.1f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Configuration of the `listops` TFDS builder."""
+
+import dataclasses
+import numbers
+
+import tensorflow_datasets as tfds
+
+
+def _check_int(name, value, minimum, allow_none=False):
+    if value is None and allow_none:
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
+        raise ValueError(
+            f"Argument `{name}` must be an integer >= {minimum}"
+            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+        )
+
+
+@dataclasses.dataclass(eq=False)
+class ListOpsConfig(tfds.core.BuilderConfig):
+    """Configuration of one `listops` TFDS dataset.
+
+    All splits come from one call of `kr.datasets.listops` with the config's
+    limits and `seed`, `unique=True`: train first, then validation, then
+    test, so no expression is in two splits, and the same config always
+    gives the same data.
+
+    Args:
+        name: String, the config name, as in `"listops/NAME"`.
+        max_depth: Integer in `[1, 200]`, the deepest operator nesting.
+            Defaults to `19` (the original's `MAX_DEPTH = 20`).
+        max_args: Integer >= 2, the most arguments of an operator. Defaults
+            to `5`.
+        min_length: Optional integer >= 4, the fewest tokens. Defaults to
+            `None`.
+        max_length: Optional integer >= 4, the most tokens. Defaults to
+            `None`.
+        num_train_examples: Positive integer. Defaults to `90000`.
+        num_validation_examples: Positive integer. Defaults to `5000`.
+        num_test_examples: Positive integer. Defaults to `5000`.
+        seed: Non-negative integer. Defaults to `0`.
+        **kwargs: The other `tfds.core.BuilderConfig` fields (`version`,
+            `description`, ...).
+
+    Example:
+
+    >>> config = kr.datasets.ListOpsConfig(
+    ...     name="small", max_length=50, num_train_examples=100,
+    ...     num_validation_examples=10, num_test_examples=10)
+    >>> builder = tfds.builder("listops", config=config, data_dir=data_dir)
+    >>> builder.download_and_prepare()
+
+    Reference:
+        - [Nangia & Bowman, 2018. ListOps: A Diagnostic Dataset for Latent
+          Tree Learning](https://arxiv.org/abs/1804.06028)
+    """
+
+    max_depth: int = 19
+    max_args: int = 5
+    min_length: int | None = None
+    max_length: int | None = None
+    num_train_examples: int = 90000
+    num_validation_examples: int = 5000
+    num_test_examples: int = 5000
+    seed: int = 0
+
+    def __post_init__(self):
+        _check_int("max_depth", self.max_depth, 1)
+        if self.max_depth > 200:
+            raise ValueError(
+                "Argument `max_depth` must be <= 200. "
+                f"Received: max_depth={self.max_depth!r}"
+            )
+        _check_int("max_args", self.max_args, 2)
+        _check_int("min_length", self.min_length, 4, allow_none=True)
+        _check_int("max_length", self.max_length, 4, allow_none=True)
+        if (
+            self.min_length is not None
+            and self.max_length is not None
+            and self.min_length > self.max_length
+        ):
+            raise ValueError(
+                "Argument `min_length` must be <= `max_length`. Received: "
+                f"min_length={self.min_length}, max_length={self.max_length}"
+            )
+        _check_int("num_train_examples", self.num_train_examples, 1)
+        _check_int("num_validation_examples", self.num_validation_examples, 1)
+        _check_int("num_test_examples", self.num_test_examples, 1)
+        _check_int("seed", self.seed, 0)
+
+    @property
+    def split_sizes(self):
+        """Dict from split name to number of examples, in split order."""
+        return {
+            "train": self.num_train_examples,
+            "validation": self.num_validation_examples,
+            "test": self.num_test_examples,
+        }

@@ -1,0 +1,158 @@
+import numpy as np
+import pytest
+
+import keras_recurrent as kr
+
+_DIGITS = {str(digit) for digit in range(10)}
+
+
+def _reference_value(tokens):
+    """Evaluates the token sequence with a stack, independently of trees."""
+    stack = []
+    for token in tokens:
+        if token == "]":
+            args = []
+            while not isinstance(stack[-1], str):
+                args.append(stack.pop())
+            operator = stack.pop()
+            args = sorted(args)
+            if operator == "[MIN":
+                stack.append(args[0])
+            elif operator == "[MAX":
+                stack.append(args[-1])
+            elif operator == "[SM":
+                stack.append(sum(args) % 10)
+            else:
+                middle = len(args) // 2
+                if len(args) % 2:
+                    stack.append(args[middle])
+                else:
+                    stack.append((args[middle - 1] + args[middle]) // 2)
+        elif token in _DIGITS:
+            stack.append(int(token))
+        else:
+            stack.append(token)
+    (value,) = stack
+    return value
+
+
+def _tree_from_tokens(tokens):
+    stack = [[]]
+    for token in tokens:
+        if token == "]":
+            items = stack.pop()
+            stack[-1].append(tuple(items))
+        elif token in _DIGITS:
+            stack[-1].append(token)
+        else:
+            stack.append([token])
+    (tree,) = stack[0]
+    return tree
+
+
+def _max_args(tree):
+    if isinstance(tree, str):
+        return 0
+    return max([len(tree) - 1] + [_max_args(arg) for arg in tree[1:]])
+
+
+def test_labels_match_an_independent_evaluation():
+    data = kr.datasets.listops(300, seed=1)
+    assert data["labels"].dtype == np.int32
+    expected = [_reference_value(tokens) for tokens in data["tokens"]]
+    np.testing.assert_array_equal(data["labels"], expected)
+    # All four operators and all ten values occur.
+    operators = {tree[0] for tree in data["trees"]}
+    assert operators == set(kr.datasets.LISTOPS_OPERATORS)
+    assert set(data["labels"].tolist()) == set(range(10))
+
+
+def test_tokens_round_trip_to_tree_and_encode():
+    data = kr.datasets.listops(50, seed=2)
+    for tokens, tree in zip(data["tokens"], data["trees"]):
+        assert _tree_from_tokens(tokens) == tree
+        assert tokens[-1] == "]" and tokens[0] == tree[0]
+    vocabulary = kr.datasets.LISTOPS_VOCABULARY
+    tree = ("[MAX", "2", ("[MIN", "3", "4"))
+    encoded = kr.trees.encode_tree(tree, vocabulary=vocabulary)
+    assert encoded["node_tokens"].tolist() == [4, 5, 6, 12, 13]
+    assert encoded["children"].tolist() == [
+        [-1, -1],
+        [-1, -1],
+        [-1, -1],
+        [1, 2],
+        [0, 3],
+    ]
+    batch = kr.trees.encode_trees(data["trees"], vocabulary=vocabulary)
+    sizes = batch["node_mask"].sum(axis=1)
+    # A tree has one node per token that is not a closing bracket.
+    expected = [sum(t != "]" for t in tokens) for tokens in data["tokens"]]
+    np.testing.assert_array_equal(sizes, expected)
+
+
+def test_binary_tree_is_the_original_token_tree():
+    tree = ("[MAX", "2", ("[MIN", "3", "4"))
+    binary = kr.datasets.listops_binary_tree(tree)
+    assert binary == ((("[MAX", "2"), ((("[MIN", "3"), "4"), "]")), "]")
+    data = kr.datasets.listops(20, seed=3)
+    for tokens, gold in zip(data["tokens"], data["trees"]):
+        labels, children = kr.trees.post_order(
+            kr.datasets.listops_binary_tree(gold), labeled=False
+        )
+        # The leaves, left to right, are the token sequence.
+        assert [label for label in labels if label is not None] == tokens
+        assert all(len(kids) in (0, 2) for kids in children)
+
+
+def test_limits_are_respected():
+    data = kr.datasets.listops(
+        200, max_depth=3, max_args=3, min_length=8, max_length=30, seed=4
+    )
+    lengths = [len(tokens) for tokens in data["tokens"]]
+    assert min(lengths) >= 8 and max(lengths) <= 30
+    assert data["depths"].max() <= 3
+    assert max(_max_args(tree) for tree in data["trees"]) <= 3
+    assert len(set(data["trees"])) == 200
+    deep = kr.datasets.listops(100, max_depth=1, seed=5)
+    assert (deep["depths"] == 1).all()
+
+
+def test_deterministic_by_seed():
+    first = kr.datasets.listops(40, seed=7)
+    second = kr.datasets.listops(40, seed=7)
+    other = kr.datasets.listops(40, seed=8)
+    assert first["trees"] == second["trees"]
+    np.testing.assert_array_equal(first["labels"], second["labels"])
+    assert first["trees"] != other["trees"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_samples": 0}, "num_samples=0"),
+        ({"max_depth": 0}, "max_depth=0"),
+        ({"max_depth": 201}, "max_depth=201"),
+        ({"max_args": 1}, "max_args=1"),
+        ({"branch_probability": 0.0}, "branch_probability=0.0"),
+        ({"min_length": 3}, "min_length=3"),
+        ({"min_length": 20, "max_length": 10}, "min_length=20"),
+        ({"unique": 1}, "unique=1"),
+        ({"seed": -1}, "seed=-1"),
+        # Only 4 * 10 * 10 expressions of 4 tokens exist.
+        (
+            {"num_samples": 500, "max_length": 4, "max_depth": 1},
+            "num_samples=500",
+        ),
+    ],
+)
+def test_bad_arguments_raise(kwargs, message):
+    kwargs = {"num_samples": 5, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        kr.datasets.listops(**kwargs)
+
+
+def test_binary_tree_rejects_non_listops():
+    with pytest.raises(ValueError, match="Received"):
+        kr.datasets.listops_binary_tree(("PLUS", "1", "2"))
+    with pytest.raises(ValueError, match="12"):
+        kr.datasets.listops_binary_tree("12")

@@ -1,0 +1,134 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+import tensorflow_datasets as tfds
+
+import keras_recurrent as kr
+
+tfds.disable_progress_bar()
+
+_SPLITS = ("train", "validation", "test")
+_KEYS = (
+    "tokens",
+    "node_tokens",
+    "children",
+    "binary_node_tokens",
+    "binary_children",
+    "label",
+)
+
+
+def _small_config(name="small", **kwargs):
+    arguments = {
+        "max_length": 30,
+        "num_train_examples": 30,
+        "num_validation_examples": 6,
+        "num_test_examples": 5,
+        **kwargs,
+    }
+    return kr.datasets.ListOpsConfig(name=name, **arguments)
+
+
+def _read_all(builder, split):
+    dataset = builder.as_dataset(split=split, shuffle_files=False)
+    return list(tfds.as_numpy(dataset))
+
+
+def _build(config, data_dir):
+    builder = tfds.builder("listops", config=config, data_dir=data_dir)
+    builder.download_and_prepare()
+    return builder
+
+
+def test_registered_with_tfds():
+    assert tfds.builder_cls("listops") is kr.datasets.ListOps
+    configs = kr.datasets.ListOps.builder_configs
+    assert {"default", "max_length_100"} <= set(configs)
+    assert configs["max_length_100"].max_length == 100
+
+
+def test_build_matches_generator_and_is_deterministic(tmp_path):
+    config = _small_config(seed=3)
+    first = _build(config, tmp_path / "first")
+    second = _build(config, tmp_path / "second")
+    info = first.info
+    assert {name: info.splits[name].num_examples for name in _SPLITS} == {
+        "train": 30,
+        "validation": 6,
+        "test": 5,
+    }
+    assert info.supervised_keys == ("tokens", "label")
+
+    data = kr.datasets.listops(41, max_length=30, seed=3)
+    vocabulary = kr.datasets.LISTOPS_VOCABULARY
+    start = 0
+    for split in _SPLITS:
+        stored = _read_all(first, split)
+        again = _read_all(second, split)
+        for example, repeat in zip(stored, again):
+            for key in _KEYS:
+                np.testing.assert_array_equal(example[key], repeat[key])
+        for offset, example in enumerate(stored):
+            index = start + offset
+            assert example["label"] == data["labels"][index]
+            np.testing.assert_array_equal(
+                example["tokens"],
+                [vocabulary[token] for token in data["tokens"][index]],
+            )
+            gold = kr.trees.encode_tree(
+                data["trees"][index], vocabulary=vocabulary, num_children=5
+            )
+            np.testing.assert_array_equal(example["children"], gold["children"])
+            np.testing.assert_array_equal(
+                example["node_tokens"], gold["node_tokens"]
+            )
+            assert example["binary_children"].shape[1] == 2
+            # Binary tree: one leaf per token, one inner node fewer.
+            assert len(example["binary_node_tokens"]) == (
+                2 * len(example["tokens"]) - 1
+            )
+        start += len(stored)
+
+
+def test_trees_batch_for_the_layers(tmp_path):
+    builder = _build(_small_config(name="small_batch"), tmp_path)
+    dataset = builder.as_dataset(split="train").map(
+        lambda example: (
+            {
+                "node_tokens": example["binary_node_tokens"],
+                "children": example["binary_children"],
+                "node_mask": tf.ones_like(example["binary_node_tokens"]),
+            },
+            example["label"],
+        )
+    )
+    inputs, labels = next(
+        iter(
+            dataset.padded_batch(
+                8,
+                padding_values=(
+                    {"node_tokens": 0, "children": -1, "node_mask": 0},
+                    np.int64(0),
+                ),
+            )
+        )
+    )
+    kr.trees.validate_tree_tensors(
+        inputs["children"].numpy(), inputs["node_mask"].numpy(), arity=2
+    )
+    assert labels.shape == (8,)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"max_depth": 0}, "max_depth=0"),
+        ({"max_args": 1}, "max_args=1"),
+        ({"min_length": 40}, "min_length=40"),
+        ({"num_train_examples": 0}, "num_train_examples=0"),
+        ({"seed": -1}, "seed=-1"),
+    ],
+)
+def test_bad_config_raises(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        _small_config(**kwargs)
