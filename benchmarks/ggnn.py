@@ -7,7 +7,9 @@ target: forward, backward and update. Our layer is fed the padded graph
 tensors through `model.train_on_batch` (its default graph mode; XLA is off
 on CPU unless `--jit-compile`), PyG the flat `edge_index` of the same
 graphs. The contenders are timed round-robin in one process, so that a
-noisy machine slows them all alike; the tables give medians.
+noisy machine slows them all alike; the tables give medians of wall time
+and of the process' CPU time (all threads), which other processes sharing
+the cores do not inflate.
 
 Three comparisons:
 
@@ -22,16 +24,20 @@ Three comparisons:
    and density, forward pass only: a 10^6-node train step needs more memory
    than a workstation has), to show the cost grows linearly.
 
+With `--profile`, also the forward + backward time of each part of the
+propagation (transform matmul, gather, segment sum, GRU cell) on both sides.
+
 Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
 torch-geometric).
 
-    python benchmarks/ggnn.py                      # everything
+    python benchmarks/ggnn.py --profile            # everything, ~25 minutes
     python benchmarks/ggnn.py --repeats 5 --max-nodes 100000
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -47,6 +53,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import torch  # noqa: E402
 import torch_geometric  # noqa: E402
+from keras import ops  # noqa: E402
 from torch_geometric.nn import GatedGraphConv  # noqa: E402
 from torch_geometric.utils import scatter  # noqa: E402
 
@@ -194,22 +201,24 @@ def torch_forward(module, flat, typed):
 
 
 def time_round_robin(steps, repeats, warmup):
-    """Median seconds of each step function, timed round-robin."""
+    """Wall and CPU seconds of each step function, timed round-robin.
+
+    Returns `{name: (wall seconds, process CPU seconds)}`, lists with one
+    entry per repeat. CPU time (all threads of this process) counts what a
+    step costs even when other processes share the cores, which only
+    stretch its wall time.
+    """
     for step in steps.values():
         for _ in range(warmup):
             step()
-    times = {name: [] for name in steps}
+    times = {name: ([], []) for name in steps}
     for _ in range(repeats):
         for name, step in steps.items():
-            start = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.process_time()
             step()
-            times[name].append(time.perf_counter() - start)
+            times[name][0].append(time.perf_counter() - wall)
+            times[name][1].append(time.process_time() - cpu)
     return times
-
-
-def summary(times):
-    """`(median ms, min ms)` of a list of seconds."""
-    return 1e3 * statistics.median(times), 1e3 * min(times)
 
 
 def compare(args, num_edge_types, reverse):
@@ -246,7 +255,13 @@ def compare(args, num_edge_types, reverse):
 
 
 def scaling(args):
-    rows = []
+    """Prints forward time and node throughput per size, row by row."""
+    print("\n### Forward throughput against size (one edge type)\n")
+    print(
+        "| nodes | edges | ours ms | ours nodes/s | PyG ms | PyG nodes/s "
+        "| ratio | ours CPU ms | PyG CPU ms | CPU ratio |"
+    )
+    print("|" + " ---: |" * 10)
     total = 1000
     while total <= args.max_nodes:
         num_graphs = max(1, total // args.nodes)
@@ -262,46 +277,196 @@ def scaling(args):
             "ours": keras_forward(model, padded),
             "pyg": torch_forward(module, flat, typed=False),
         }
-        repeats = args.repeats if total <= 10**5 else max(1, args.repeats // 3)
-        warmup = args.warmup if total <= 10**5 else 1
+        # The big sizes take seconds a pass: fewer repeats there.
+        repeats = args.repeats if total <= 10**4 else max(3, args.repeats // 5)
+        warmup = args.warmup if total <= 10**4 else 1
         times = time_round_robin(contenders, repeats, warmup)
-        nodes = num_graphs * args.nodes
-        rows.append(
-            (
-                nodes,
-                num_graphs * args.edges,
-                statistics.median(times["ours"]),
-                statistics.median(times["pyg"]),
-            )
+        nodes, edges = num_graphs * args.nodes, num_graphs * args.edges
+        ours, pyg = (statistics.median(times[k][0]) for k in ("ours", "pyg"))
+        ours_cpu, pyg_cpu = (
+            statistics.median(times[k][1]) for k in ("ours", "pyg")
         )
+        print(
+            f"| {nodes:,} | {edges:,} | {1e3 * ours:.1f} | "
+            f"{nodes / ours:,.0f} | {1e3 * pyg:.1f} | {nodes / pyg:,.0f} | "
+            f"{ours / pyg:.2f}x | {1e3 * ours_cpu:.1f} | "
+            f"{1e3 * pyg_cpu:.1f} | {ours_cpu / pyg_cpu:.2f}x |",
+            flush=True,
+        )
+        del model, module, contenders, padded, flat
         total *= 10
-    return rows
+
+
+def _tf_part(function, arguments):
+    """Forward + backward of `function(*arguments)` as one `tf.function`."""
+    variables = [tf.Variable(value) for value in arguments]
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            output = function(*variables)
+            loss = tf.reduce_sum(output * output)
+        return tape.gradient(loss, variables)
+
+    return step
+
+
+def _torch_part(function, arguments):
+    """Forward + backward of `function(*arguments)` in PyTorch."""
+    tensors = [
+        torch.from_numpy(value).requires_grad_(value.dtype == np.float32)
+        for value in arguments
+    ]
+
+    def step():
+        output = function(*tensors)
+        (output * output).sum().backward()
+
+    return step
+
+
+def profile(args):
+    """Forward + backward time of each part of the one-edge-type layer.
+
+    Each part is run `steps` times per call, as in one call of the layer,
+    on the default benchmark's sizes; ours in `keras.ops` inside a
+    `tf.function`, PyG's in PyTorch. The whole layer (forward + backward,
+    no optimizer) and the full train step are timed alongside, so that what
+    the parts leave out (Keras' and the layer's overhead) shows too.
+    """
+    steps, units = args.steps, args.units
+    num_nodes = args.graphs * args.nodes
+    num_edges = args.graphs * args.edges
+    rng = np.random.default_rng(0)
+    states = rng.normal(size=(num_nodes, units)).astype(np.float32)
+    kernel = rng.normal(size=(units, units)).astype(np.float32) / 11.0
+    messages = rng.normal(size=(num_edges, units)).astype(np.float32)
+    sources = rng.integers(0, num_nodes, num_edges).astype(np.int32)
+    targets = rng.integers(0, num_nodes, num_edges).astype(np.int32)
+    gru = keras.layers.GRUCell(units)
+    gru.build((None, units))
+    torch_gru = torch.nn.GRUCell(units, units)
+
+    def repeat(part):
+        return lambda *inputs: sum(part(*inputs) for _ in range(steps))
+
+    ours = {
+        "transform (matmul)": _tf_part(
+            repeat(lambda h, w: ops.matmul(h, w)), [states, kernel]
+        ),
+        "gather": _tf_part(
+            repeat(lambda h: ops.take(h, sources, axis=0)), [states]
+        ),
+        "segment sum": _tf_part(
+            repeat(
+                lambda m: ops.segment_sum(
+                    m, targets, num_segments=num_nodes + 1
+                )[:num_nodes]
+            ),
+            [messages],
+        ),
+        "GRU cell": _tf_part(
+            repeat(lambda a, h: gru(a, [h])[0]), [states, states]
+        ),
+    }
+    torch_sources = torch.from_numpy(sources.astype(np.int64))
+    torch_targets = torch.from_numpy(targets.astype(np.int64))
+    theirs = {
+        "transform (matmul)": _torch_part(
+            repeat(lambda h, w: h @ w), [states, kernel]
+        ),
+        "gather": _torch_part(
+            repeat(lambda h: h.index_select(0, torch_sources)), [states]
+        ),
+        "segment sum": _torch_part(
+            repeat(
+                lambda m: scatter(
+                    m, torch_targets, dim=0, dim_size=num_nodes, reduce="sum"
+                )
+            ),
+            [messages],
+        ),
+        "GRU cell": _torch_part(
+            repeat(lambda a, h: torch_gru(a, h)), [states, states]
+        ),
+    }
+
+    padded, flat = random_graphs(
+        args.graphs, args.nodes, args.edges, args.features, 1, 0
+    )
+    model = keras_model(padded, units, 1, steps, False, args.jit_compile)
+    layer_inputs = [
+        tf.constant(padded[key])
+        for key in ("node_inputs", "edges", "edge_types", "node_mask")
+    ]
+
+    @tf.function
+    def whole_layer():
+        with tf.GradientTape() as tape:
+            output = model(layer_inputs)
+            loss = tf.reduce_sum(output * output)
+        return tape.gradient(loss, model.trainable_variables)
+
+    ours["whole layer (fwd + bwd)"] = whole_layer
+    conv = GatedGraphConv(units, num_layers=steps, aggr="add")
+
+    def whole_conv():
+        output = conv(flat["x"], flat["edge_index"])
+        (output * output).sum().backward()
+
+    theirs["whole layer (fwd + bwd)"] = whole_conv
+    target = np.zeros((args.graphs, args.nodes, units), dtype=np.float32)
+    ours["train step"] = keras_step(model, padded, target)
+    theirs["train step"] = torch_step(conv, flat, target, typed=False)
+
+    steps_to_time = {}
+    for name in ours:
+        steps_to_time[f"ours: {name}"] = ours[name]
+        steps_to_time[f"pyg: {name}"] = theirs[name]
+    times = time_round_robin(steps_to_time, args.repeats, args.warmup)
+    print(
+        f"\n### Where the time goes (one edge type; each part x {steps}, "
+        "forward + backward)\n"
+    )
+    print(
+        "| part | ours wall ms | PyG wall ms | wall ratio | ours CPU ms "
+        "| PyG CPU ms | CPU ratio |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in ours:
+        wall = [
+            statistics.median(times[f"{side}: {name}"][0])
+            for side in ("ours", "pyg")
+        ]
+        cpu = [
+            statistics.median(times[f"{side}: {name}"][1])
+            for side in ("ours", "pyg")
+        ]
+        print(
+            f"| {name} | {1e3 * wall[0]:.1f} | {1e3 * wall[1]:.1f} | "
+            f"{wall[0] / wall[1]:.2f}x | {1e3 * cpu[0]:.1f} | "
+            f"{1e3 * cpu[1]:.1f} | {cpu[0] / cpu[1]:.2f}x |"
+        )
 
 
 def print_comparison(title, times):
     print(f"\n### {title}\n")
     names = list(times)
-    base = statistics.median(times[names[-1]])
-    print("| implementation | median ms | min ms | ratio to PyG |")
-    print("| --- | ---: | ---: | ---: |")
-    for name in names:
-        median, fastest = summary(times[name])
-        ratio = statistics.median(times[name]) / base
-        print(f"| {name} | {median:.1f} | {fastest:.1f} | {ratio:.2f}x |")
-
-
-def print_scaling(rows):
-    print("\n### Forward throughput against size (one edge type)\n")
+    wall_base = statistics.median(times[names[-1]][0])
+    cpu_base = statistics.median(times[names[-1]][1])
     print(
-        "| nodes | edges | ours ms | ours nodes/s | PyG ms | PyG nodes/s "
-        "| ratio |"
+        "| implementation | wall median ms | wall min ms | ratio to PyG "
+        "| CPU median ms | CPU ratio to PyG |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for nodes, edges, ours, pyg in rows:
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in names:
+        wall, cpu = times[name]
         print(
-            f"| {nodes:,} | {edges:,} | {1e3 * ours:.1f} | "
-            f"{nodes / ours:,.0f} | {1e3 * pyg:.1f} | {nodes / pyg:,.0f} | "
-            f"{ours / pyg:.2f}x |"
+            f"| {name} | {1e3 * statistics.median(wall):.1f} | "
+            f"{1e3 * min(wall):.1f} | "
+            f"{statistics.median(wall) / wall_base:.2f}x | "
+            f"{1e3 * statistics.median(cpu):.1f} | "
+            f"{statistics.median(cpu) / cpu_base:.2f}x |"
         )
 
 
@@ -323,12 +488,19 @@ def main():
     )
     parser.add_argument("--torch-threads", type=int, default=2)
     parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also time each part of the layer on both sides",
+    )
+    parser.add_argument(
         "--jit-compile",
         action="store_true",
         help="compile our train step with XLA (off by default on CPU)",
     )
     args = parser.parse_args()
     torch.set_num_threads(args.torch_threads)
+    # Rows show up as they are measured, also when piped to a file.
+    sys.stdout.reconfigure(line_buffering=True)
 
     print(
         f"keras {keras.__version__}, tensorflow {tf.__version__}, "
@@ -351,8 +523,10 @@ def main():
         "Four edge types + reverse edges (8 transforms; no PyG built-in)",
         times,
     )
+    if args.profile:
+        profile(args)
     if args.max_nodes >= 1000:
-        print_scaling(scaling(args))
+        scaling(args)
 
 
 if __name__ == "__main__":
