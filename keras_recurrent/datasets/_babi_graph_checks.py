@@ -33,25 +33,6 @@ def check_question_type(spec, question_type):
     return int(question_type)
 
 
-def check_seed(seed):
-    """Accepts a non-negative integer or a non-empty tuple/list of them."""
-    entries = seed if isinstance(seed, (tuple, list)) else (seed,)
-    valid = len(entries) > 0 and all(
-        isinstance(entry, numbers.Integral)
-        and not isinstance(entry, bool)
-        and entry >= 0
-        for entry in entries
-    )
-    if not valid:
-        raise ValueError(
-            "Argument `seed` must be a non-negative integer or a non-empty "
-            f"tuple of them. Received: seed={seed!r}"
-        )
-    if isinstance(seed, (tuple, list)):
-        return [int(entry) for entry in seed]
-    return int(seed)
-
-
 def check_num_examples(num_examples):
     if (
         isinstance(num_examples, bool)

@@ -1,47 +1,13 @@
 """The adding problem: a generated long-range memory task."""
 
-import numbers
-
 import numpy as np
+
+from keras_recurrent.datasets._checks import check_int
+from keras_recurrent.datasets._checks import check_seed
 
 # Each target is the sum of two independent values drawn uniformly from
 # (0, 1], so its variance is 2 * 1/12.
 _BASELINE_MSE = 1.0 / 6.0
-
-
-def _check_int(name, value, minimum, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
-    if value < minimum:
-        raise ValueError(
-            f"Argument `{name}` must be >= {minimum}. "
-            f"Received: {name}={value!r}"
-        )
-    return int(value)
-
-
-def _check_seed(seed):
-    """Accepts a non-negative integer or a non-empty tuple/list of them."""
-    entries = seed if isinstance(seed, (tuple, list)) else (seed,)
-    valid = len(entries) > 0 and all(
-        isinstance(entry, numbers.Integral)
-        and not isinstance(entry, bool)
-        and entry >= 0
-        for entry in entries
-    )
-    if not valid:
-        raise ValueError(
-            "Argument `seed` must be a non-negative integer or a non-empty "
-            f"tuple of them. Received: seed={seed!r}"
-        )
-    if isinstance(seed, (tuple, list)):
-        return [int(entry) for entry in seed]
-    return int(seed)
 
 
 def adding_problem(num_samples, *, length=50, min_length=None, seed=0):
@@ -96,15 +62,15 @@ def adding_problem(num_samples, *, length=50, min_length=None, seed=0):
         - [Le et al., 2015. A Simple Way to Initialize Recurrent Networks of
           Rectified Linear Units](https://arxiv.org/abs/1504.00941)
     """
-    num_samples = _check_int("num_samples", num_samples, 1)
-    length = _check_int("length", length, 2)
-    min_length = _check_int("min_length", min_length, 2, allow_none=True)
+    num_samples = check_int("num_samples", num_samples, 1)
+    length = check_int("length", length, 2)
+    min_length = check_int("min_length", min_length, 2, allow_none=True)
     if min_length is not None and min_length > length:
         raise ValueError(
             "Argument `min_length` must be <= `length`. "
             f"Received: min_length={min_length}, length={length}"
         )
-    rng = np.random.default_rng(_check_seed(seed))
+    rng = np.random.default_rng(check_seed(seed))
 
     if min_length is None:
         lengths = np.full(num_samples, length, dtype=np.int64)

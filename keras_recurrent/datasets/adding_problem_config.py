@@ -1,23 +1,10 @@
 """Configuration of the `adding_problem` TFDS builder."""
 
 import dataclasses
-import numbers
 
 import tensorflow_datasets as tfds
 
-
-def _check_int(name, value, minimum, allow_none=False):
-    if value is None and allow_none:
-        return
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-    ):
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
+from keras_recurrent.datasets._checks import check_int
 
 
 @dataclasses.dataclass(eq=False)
@@ -64,17 +51,17 @@ class AddingProblemConfig(tfds.core.BuilderConfig):
     seed: int = 0
 
     def __post_init__(self):
-        _check_int("length", self.length, 2)
-        _check_int("min_length", self.min_length, 2, allow_none=True)
+        check_int("length", self.length, 2)
+        check_int("min_length", self.min_length, 2, allow_none=True)
         if self.min_length is not None and self.min_length > self.length:
             raise ValueError(
                 "Argument `min_length` must be <= `length`. Received: "
                 f"min_length={self.min_length}, length={self.length}"
             )
-        _check_int("num_train_examples", self.num_train_examples, 1)
-        _check_int("num_validation_examples", self.num_validation_examples, 1)
-        _check_int("num_test_examples", self.num_test_examples, 1)
-        _check_int("seed", self.seed, 0)
+        check_int("num_train_examples", self.num_train_examples, 1)
+        check_int("num_validation_examples", self.num_validation_examples, 1)
+        check_int("num_test_examples", self.num_test_examples, 1)
+        check_int("seed", self.seed, 0)
 
     @property
     def split_sizes(self):

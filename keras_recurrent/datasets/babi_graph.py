@@ -4,9 +4,9 @@ import numpy as np
 
 from keras_recurrent.datasets._babi_graph_checks import check_num_examples
 from keras_recurrent.datasets._babi_graph_checks import check_question_type
-from keras_recurrent.datasets._babi_graph_checks import check_seed
 from keras_recurrent.datasets._babi_graph_checks import check_task
 from keras_recurrent.datasets._babi_graph_stories import generate_story
+from keras_recurrent.datasets._checks import check_seed
 
 
 def babi_graph(task, num_examples, *, question_type=None, seed=0):

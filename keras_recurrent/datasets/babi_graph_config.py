@@ -1,24 +1,12 @@
 """Configuration of the `babi_graph` TFDS builder."""
 
 import dataclasses
-import numbers
 
 import tensorflow_datasets as tfds
 
 from keras_recurrent.datasets._babi_graph_checks import check_question_type
 from keras_recurrent.datasets._babi_graph_checks import check_task
-
-
-def _check_int(name, value, minimum):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-    ):
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}. "
-            f"Received: {name}={value!r}"
-        )
+from keras_recurrent.datasets._checks import check_int
 
 
 @dataclasses.dataclass(eq=False)
@@ -71,10 +59,10 @@ class BabiGraphConfig(tfds.core.BuilderConfig):
         if self.task is None:
             self.task = self.name
         check_question_type(check_task(self.task), self.question_type)
-        _check_int("num_train_examples", self.num_train_examples, 1)
-        _check_int("num_validation_examples", self.num_validation_examples, 1)
-        _check_int("num_test_examples", self.num_test_examples, 1)
-        _check_int("seed", self.seed, 0)
+        check_int("num_train_examples", self.num_train_examples, 1)
+        check_int("num_validation_examples", self.num_validation_examples, 1)
+        check_int("num_test_examples", self.num_test_examples, 1)
+        check_int("seed", self.seed, 0)
 
     @property
     def spec(self):

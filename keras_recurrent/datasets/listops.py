@@ -4,28 +4,11 @@ import numbers
 
 import numpy as np
 
-from keras_recurrent.datasets.adding_problem import _check_seed
+from keras_recurrent.datasets._checks import check_int
+from keras_recurrent.datasets._checks import check_seed
 
 LISTOPS_OPERATORS = ("[MIN", "[MAX", "[MED", "[SM")
 _MAX_DEPTH_LIMIT = 200
-
-
-def _check_int(name, value, minimum, maximum=None, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-        or (maximum is not None and value > maximum)
-    ):
-        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, "
-        bound += "" if maximum is None else f"{maximum}]"
-        raise ValueError(
-            f"Argument `{name}` must be an integer {bound}"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
-    return int(value)
 
 
 class _Uniforms:
@@ -167,9 +150,9 @@ def listops(
         - [Nangia & Bowman, 2018. ListOps: A Diagnostic Dataset for Latent
           Tree Learning](https://arxiv.org/abs/1804.06028)
     """
-    num_samples = _check_int("num_samples", num_samples, 1)
-    max_depth = _check_int("max_depth", max_depth, 1, _MAX_DEPTH_LIMIT)
-    max_args = _check_int("max_args", max_args, 2)
+    num_samples = check_int("num_samples", num_samples, 1)
+    max_depth = check_int("max_depth", max_depth, 1, _MAX_DEPTH_LIMIT)
+    max_args = check_int("max_args", max_args, 2)
     if (
         isinstance(branch_probability, bool)
         or not isinstance(branch_probability, numbers.Real)
@@ -179,8 +162,8 @@ def listops(
             "Argument `branch_probability` must be a float in (0, 1]. "
             f"Received: branch_probability={branch_probability!r}"
         )
-    min_length = _check_int("min_length", min_length, 4, allow_none=True)
-    max_length = _check_int("max_length", max_length, 4, allow_none=True)
+    min_length = check_int("min_length", min_length, 4, allow_none=True)
+    max_length = check_int("max_length", max_length, 4, allow_none=True)
     if (
         min_length is not None
         and max_length is not None
@@ -194,7 +177,7 @@ def listops(
         raise ValueError(
             f"Argument `unique` must be a boolean. Received: unique={unique!r}"
         )
-    draws = _Uniforms(np.random.default_rng(_check_seed(seed)))
+    draws = _Uniforms(np.random.default_rng(check_seed(seed)))
 
     trees, tokens, seen = [], [], set()
     attempts, max_attempts = 0, 1000 * num_samples + 100_000

@@ -1,23 +1,10 @@
 """Configuration of the `listops` TFDS builder."""
 
 import dataclasses
-import numbers
 
 import tensorflow_datasets as tfds
 
-
-def _check_int(name, value, minimum, allow_none=False):
-    if value is None and allow_none:
-        return
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-    ):
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
+from keras_recurrent.datasets._checks import check_int
 
 
 @dataclasses.dataclass(eq=False)
@@ -69,15 +56,15 @@ class ListOpsConfig(tfds.core.BuilderConfig):
     seed: int = 0
 
     def __post_init__(self):
-        _check_int("max_depth", self.max_depth, 1)
+        check_int("max_depth", self.max_depth, 1)
         if self.max_depth > 200:
             raise ValueError(
                 "Argument `max_depth` must be <= 200. "
                 f"Received: max_depth={self.max_depth!r}"
             )
-        _check_int("max_args", self.max_args, 2)
-        _check_int("min_length", self.min_length, 4, allow_none=True)
-        _check_int("max_length", self.max_length, 4, allow_none=True)
+        check_int("max_args", self.max_args, 2)
+        check_int("min_length", self.min_length, 4, allow_none=True)
+        check_int("max_length", self.max_length, 4, allow_none=True)
         if (
             self.min_length is not None
             and self.max_length is not None
@@ -87,10 +74,10 @@ class ListOpsConfig(tfds.core.BuilderConfig):
                 "Argument `min_length` must be <= `max_length`. Received: "
                 f"min_length={self.min_length}, max_length={self.max_length}"
             )
-        _check_int("num_train_examples", self.num_train_examples, 1)
-        _check_int("num_validation_examples", self.num_validation_examples, 1)
-        _check_int("num_test_examples", self.num_test_examples, 1)
-        _check_int("seed", self.seed, 0)
+        check_int("num_train_examples", self.num_train_examples, 1)
+        check_int("num_validation_examples", self.num_validation_examples, 1)
+        check_int("num_test_examples", self.num_test_examples, 1)
+        check_int("seed", self.seed, 0)
 
     @property
     def split_sizes(self):
