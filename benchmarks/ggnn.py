@@ -24,8 +24,14 @@ Three comparisons:
    and density, forward pass only: a 10^6-node train step needs more memory
    than a workstation has), to show the cost grows linearly.
 
+Ours is timed three ways in 1. and 2.: with `aggregation="auto"` (what a
+user gets: the dense path on these small graphs when the count tensor is
+small enough, see `GatedGraph`), and with each path forced, `"dense"`
+(per-graph adjacency-count matmuls) and `"sparse"` (gather + segment sum).
+
 With `--profile`, also the forward + backward time of each part of the
-propagation (transform matmul, gather, segment sum, GRU cell) on both sides.
+propagation (transform matmul, gather, segment sum, GRU cell) on both sides,
+for our `aggregation="sparse"` path.
 
 Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
 torch-geometric).
@@ -134,7 +140,15 @@ def with_reverse_edges(flat, num_edge_types):
     }
 
 
-def keras_model(padded, units, num_edge_types, steps, reverse, jit_compile):
+def keras_model(
+    padded,
+    units,
+    num_edge_types,
+    steps,
+    reverse,
+    jit_compile,
+    aggregation="auto",
+):
     num_graphs, num_nodes, features = padded["node_inputs"].shape
     num_edges = padded["edges"].shape[1]
     inputs = [
@@ -149,6 +163,7 @@ def keras_model(padded, units, num_edge_types, steps, reverse, jit_compile):
         propagation_steps=steps,
         add_reverse_edges=reverse,
         use_bias=False,
+        aggregation=aggregation,
     )(inputs)
     model = keras.Model(inputs, outputs)
     model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit_compile)
@@ -232,10 +247,25 @@ def compare(args, num_edge_types, reverse):
         .astype(np.float32)
     )
     contenders = {}
-    model = keras_model(
-        padded, units, num_edge_types, steps, reverse, args.jit_compile
-    )
-    contenders["kr.layers.GatedGraph"] = keras_step(model, padded, target)
+    for aggregation in ("auto", "dense", "sparse"):
+        model = keras_model(
+            padded,
+            units,
+            num_edge_types,
+            steps,
+            reverse,
+            args.jit_compile,
+            aggregation,
+        )
+        layer = model.layers[-1]
+        chosen = layer._uses_dense_aggregation(
+            (None, args.nodes), (None, args.edges)
+        )
+        if aggregation == "auto":
+            name = f"GatedGraph (auto: {'dense' if chosen else 'sparse'})"
+        else:
+            name = f"GatedGraph (aggregation={aggregation!r})"
+        contenders[name] = keras_step(model, padded, target)
     torch.manual_seed(0)
     if num_edge_types == 1 and not reverse:
         module = GatedGraphConv(units, num_layers=steps, aggr="add")
@@ -399,7 +429,10 @@ def profile(args):
     padded, flat = random_graphs(
         args.graphs, args.nodes, args.edges, args.features, 1, 0
     )
-    model = keras_model(padded, units, 1, steps, False, args.jit_compile)
+    # The parts are those of the gather + segment sum path.
+    model = keras_model(
+        padded, units, 1, steps, False, args.jit_compile, "sparse"
+    )
     layer_inputs = [
         tf.constant(padded[key])
         for key in ("node_inputs", "edges", "edge_types", "node_mask")

@@ -9,28 +9,29 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
   the layer updates every node of every tree at one height in one batched
   step, so a batch takes `height` sequential steps.
 - (b) `node`: the same layers and weights, but the tree recursion runs one
-  node at a time: the input projection of all nodes in one matmul (as in
-  (a) and DGL), then a `tf.while_loop` over the real nodes of the batch in
-  topological order, each step gathering its children's states from a
-  `TensorArray` (written once per node, so the backward pass is linear in
-  the number of nodes) and applying the layer's own one-level update
-  (`_update`) to that single node. It checks that its root states equal
-  (a)'s before timing. This is how a Tree-LSTM runs without level batching
-  (e.g. the Lua Torch one), but compiled into one graph rather than a
-  Python loop.
+  node at a time: the input projection of the real nodes in one matmul (as
+  in (a) and DGL), then a `tf.while_loop` over the real nodes of the batch
+  in topological order; each step reads its projection from a
+  `TensorArray`, gathers its children's `[h, c]` from another one (written
+  once per node; only the real nodes, as (a) keeps them) and applies the
+  layer's own one-level update (`_update`, with the weights prepared once
+  by `_level_weights`, as (a) does) to that single node. It checks that its
+  logits equal (a)'s before timing. This is how a Tree-LSTM runs without
+  level batching (e.g. the Lua Torch one), but compiled into one graph
+  rather than a Python loop. (An earlier version sliced each node's row
+  out of the projection tensor, whose gradient is a dense tensor of all
+  nodes per step, and kept padding nodes in its arrays; that made it
+  several times slower than it needs to be.)
 - (c) `lstm`: `Embedding(mask_zero=True)` -> `keras.layers.LSTM` ->
   `Dense(10)` over the same expressions as token sequences.
 
-The forward passes of (a) and (b) are also timed alone: most of (b)'s
-train step is the backward pass through the `TensorArray` reads, which in
-our runs cost ~30x its forward pass, so the forward ratio is the
-conservative one.
+The forward passes of (a) and (b) are also timed alone.
 
 Each step is a `tf.function` traced once for all batch shapes (dynamic
 `N` and length). The contenders are timed round-robin, batch after batch,
 so that a noisy machine slows them alike; the table gives medians.
 
-    python benchmarks/tree_lstm.py                    # batch 64, ~1.5 minutes
+    python benchmarks/tree_lstm.py                    # batch 64, ~3 minutes
     python benchmarks/tree_lstm.py --cell nary --repeats 5
 """
 
@@ -118,63 +119,61 @@ class TreeClassifier(keras.Model):
         batch_size = tf.shape(children)[0]
         num_nodes = tf.shape(children)[1]
         width = tf.shape(children)[2]
-        x = self.embedding(tokens)
-        projected = tf.matmul(tf.reshape(x, (-1, x.shape[-1])), layer.kernel)
+        # Only the real nodes, in their topological order: node v of tree
+        # b (flat row b * N + v) is real node `position[row]`, whose state
+        # is element `position[row] + 1` of one TensorArray of `[h, c]`;
+        # element 0 is the zero state that empty slots read.
+        real = tf.reshape(node_mask, (-1,)) > 0
+        real_rows = tf.cast(tf.where(real)[:, 0], tf.int32)
+        position = tf.cumsum(tf.cast(real, tf.int32)) - 1
+        offsets = tf.reshape(tf.range(batch_size) * num_nodes, (-1, 1, 1))
+        child_rows = tf.reshape(tf.maximum(children, 0) + offsets, (-1, width))
+        slots = tf.where(
+            tf.reshape(children, (-1, width)) >= 0,
+            tf.gather(position, child_rows) + 1,
+            0,
+        )
+        slots = tf.gather(slots, real_rows)
+        x = self.embedding(tf.gather(tf.reshape(tokens, (-1,)), real_rows))
+        projected = tf.matmul(x, layer.kernel)
         if layer.use_bias:
             projected = projected + layer.bias
-        # Node v of tree b is row b * N + v; its state is slot row + 1 of
-        # the TensorArray, whose slot 0 is the zero state of empty slots.
-        offsets = tf.reshape(tf.range(batch_size) * num_nodes, (-1, 1, 1))
-        slots = tf.where(children >= 0, children + offsets + 1, 0)
-        slots = tf.reshape(slots, (-1, width))
-        real_rows = tf.cast(
-            tf.where(tf.reshape(node_mask, (-1,)) > 0)[:, 0], tf.int32
-        )
-        size = batch_size * num_nodes + 1
-        zero = tf.zeros((units,), projected.dtype)
-        h_array = tf.TensorArray(
+        size = tf.size(real_rows)
+        # Reading a node's projection from a TensorArray, not by slicing
+        # `projected`: a slice's gradient is a dense `(nodes, 4 * units)`
+        # tensor per node, which would make the loop quadratic.
+        x_array = tf.TensorArray(
+            projected.dtype, size=size, element_shape=(4 * units,)
+        ).unstack(projected)
+        states = tf.TensorArray(
             projected.dtype,
-            size=size,
+            size=size + 1,
             clear_after_read=False,
-            element_shape=(units,),
-        ).write(0, zero)
-        c_array = tf.TensorArray(
-            projected.dtype,
-            size=size,
-            clear_after_read=False,
-            element_shape=(units,),
-        ).write(0, zero)
-        # Padding nodes are never written; they stay zero when stacked.
-        h_array = h_array.scatter(
-            tf.range(1, size), tf.zeros((size - 1, units), projected.dtype)
-        )
-        c_array = c_array.scatter(
-            tf.range(1, size), tf.zeros((size - 1, units), projected.dtype)
-        )
+            element_shape=(2 * units,),
+        ).write(0, tf.zeros((2 * units,), projected.dtype))
+        weights = layer._level_weights()
 
-        def body(step, h_array, c_array):
-            row = real_rows[step]
-            child_slots = slots[row]
+        def body(step, states):
             # One gather of the K slots was faster here than K reads.
-            child_h = tf.expand_dims(h_array.gather(child_slots), 0)
-            child_c = tf.expand_dims(c_array.gather(child_slots), 0)
+            child = tf.expand_dims(states.gather(slots[step]), 0)
             new_h, new_c = layer._update(
-                projected[row : row + 1], child_h, child_c
+                weights,
+                tf.expand_dims(x_array.read(step), 0),
+                child[..., :units],
+                child[..., units:],
             )
-            return (
-                step + 1,
-                h_array.write(row + 1, new_h[0]),
-                c_array.write(row + 1, new_c[0]),
+            return step + 1, states.write(
+                step + 1, tf.concat([new_h, new_c], axis=-1)[0]
             )
 
-        _, h_array, _ = tf.while_loop(
-            lambda step, *_: step < tf.size(real_rows),
-            body,
-            (tf.constant(0), h_array, c_array),
+        _, states = tf.while_loop(
+            lambda step, _: step < size, body, (tf.constant(0), states)
         )
         num_real = tf.reduce_sum(tf.cast(node_mask > 0, tf.int32), axis=1)
-        roots = tf.range(batch_size) * num_nodes + num_real
-        return self.classify(h_array.gather(roots))
+        roots = tf.gather(
+            position, tf.range(batch_size) * num_nodes + num_real - 1
+        )
+        return self.classify(states.gather(roots + 1)[:, :units])
 
 
 class SequenceClassifier(keras.Model):
@@ -287,9 +286,7 @@ def main():
             "sequences",
         ),
     }
-    # Forward passes alone: the node loop's backward pass goes through
-    # TensorArray gradients, which cost far more per node than its forward
-    # pass, so its train step flatters (a); this shows the forward ratio.
+    # Forward passes alone, for the ratio without the backward pass.
     level_forward = tf.function(
         lambda inputs: tree_model(inputs), input_signature=tree_signature[:1]
     )

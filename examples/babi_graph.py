@@ -9,7 +9,8 @@ validation stories), and evaluates on 10 freshly generated test sets of
 over the 10 sets, next to the paper's numbers.
 
 - Tasks 4, 15, 16: `GatedGraph` -> `NodeSelection` (the answer is a node).
-- Task 18: `GatedGraph` -> `GraphReadout` -> `Dense(2)` (true or false).
+- Task 18: `GatedGraph` -> `GraphReadout` -> `Dense(units, "tanh")` ->
+  `Dense(2)` (true or false), the paper's output network.
 - Task 19: `GGSNN` with graph-level outputs, two steps (two directions).
 - Shortest path: `GGSNN` with node-selection outputs. As the paper's code
   does, each graph gets an extra isolated "end" node, marked by the last
@@ -118,7 +119,10 @@ def graph_model(task, units, node_features, num_nodes):
         if spec.output == "node_selection":
             outputs = kr.layers.NodeSelection(hidden_units=units)(node_parts)
         else:
+            # The paper's graph-level output network: the gated readout,
+            # one tanh hidden layer of the state size, then the logits.
             graph = kr.layers.GraphReadout(units)(node_parts)
+            graph = keras.layers.Dense(units, activation="tanh")(graph)
             outputs = keras.layers.Dense(spec.num_classes)(graph)
     return keras.Model(inputs, outputs)
 

@@ -1,17 +1,26 @@
 """keras_recurrent: the recurrent layers Keras 3 does not ship.
 
 Usage: `import keras_recurrent as kr`, then e.g. `kr.layers.PeepholeLSTM(64)`.
+
+The layers need only Keras, on any backend. `kr.export` (TensorFlow),
+`kr.tuning` (keras-tuner) and `kr.testing` (TensorFlow) are imported on first
+use, so the package imports without TensorFlow, e.g. on a JAX or PyTorch
+installation.
 """
 
 from keras_recurrent import constraints
 from keras_recurrent import data
 from keras_recurrent import datasets
-from keras_recurrent import export
 from keras_recurrent import graphs
 from keras_recurrent import layers
 from keras_recurrent import plot
 from keras_recurrent import trees
-from keras_recurrent import tuning
+from keras_recurrent._lazy import lazy_getattr
+
+__getattr__ = lazy_getattr(
+    __name__,
+    {"export": ".export", "testing": ".testing", "tuning": ".tuning"},
+)
 
 __version__ = "0.1.0"
 

@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_recurrent.data.tbptt_batches import _check_positive_int
+from keras_recurrent._checks import check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -50,7 +50,7 @@ class ResetStatesCallback(keras.callbacks.Callback):
     def __init__(self, reset_every=None):
         super().__init__()
         if reset_every is not None:
-            reset_every = _check_positive_int("reset_every", reset_every)
+            reset_every = check_positive_int("reset_every", reset_every)
         self.reset_every = reset_every
 
     def get_config(self):

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from keras_recurrent._checks import check_positive_int
+
 
 def tbptt_batches(
     sequences, targets=None, *, batch_size, window, as_dataset=False
@@ -69,8 +71,8 @@ def tbptt_batches(
           On-Line Training of Recurrent Network Trajectories](
           https://doi.org/10.1162/neco.1990.2.4.490)
     """
-    batch_size = _check_positive_int("batch_size", batch_size)
-    window = _check_positive_int("window", window)
+    batch_size = check_positive_int("batch_size", batch_size)
+    window = check_positive_int("window", window)
     sequences = _check_sequences("sequences", sequences)
     num_sequences, timesteps = sequences.shape[:2]
     if targets is not None:
@@ -128,16 +130,3 @@ def _check_sequences(name, array):
             f"...). Received: {name}.shape={array.shape}"
         )
     return array
-
-
-def _check_positive_int(name, value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or value <= 0
-    ):
-        raise ValueError(
-            f"Argument `{name}` must be a positive integer. "
-            f"Received: {name}={value!r}"
-        )
-    return int(value)

@@ -1,31 +1,65 @@
 """Generated sequence, tree and graph tasks, as NumPy arrays and TFDS datasets.
 
-Importing this module registers the `"adding_problem"`, `"listops"` and
-`"babi_graph"` TFDS builders, so e.g. `tfds.load("babi_graph/task_15",
-data_dir=...)` works afterwards.
+Importing this module registers the `"adding_problem"`, `"listops"`,
+`"babi_graph"` and `"program_eval"` TFDS builders, so e.g.
+`tfds.load("babi_graph/task_15", data_dir=...)` works afterwards. Without
+TensorFlow Datasets installed, the generators still work, and the builder
+and config classes raise an `ImportError` when used.
 """
 
+import importlib
+
+from keras_recurrent._lazy import lazy_getattr
 from keras_recurrent.datasets.adding_problem import adding_problem
 from keras_recurrent.datasets.adding_problem import adding_problem_baseline_mse
-from keras_recurrent.datasets.adding_problem_builder import AddingProblem
-from keras_recurrent.datasets.adding_problem_config import AddingProblemConfig
 from keras_recurrent.datasets.babi_graph import babi_graph
 from keras_recurrent.datasets.babi_graph_arrays import babi_graph_arrays
-from keras_recurrent.datasets.babi_graph_builder import BabiGraph
-from keras_recurrent.datasets.babi_graph_config import BabiGraphConfig
 from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
 from keras_recurrent.datasets.babi_graph_task import BabiGraphTask
 from keras_recurrent.datasets.listops import LISTOPS_OPERATORS
 from keras_recurrent.datasets.listops import listops
 from keras_recurrent.datasets.listops_binary_tree import listops_binary_tree
-from keras_recurrent.datasets.listops_builder import ListOps
-from keras_recurrent.datasets.listops_config import ListOpsConfig
 from keras_recurrent.datasets.listops_vocabulary import LISTOPS_VOCABULARY
+from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
+from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_SPLITS
+from keras_recurrent.datasets.program_eval import program_eval
+from keras_recurrent.datasets.program_eval import program_split
+from keras_recurrent.datasets.program_eval_arrays import program_eval_arrays
+from keras_recurrent.datasets.program_eval_vocabulary import (
+    PROGRAM_EVAL_VOCABULARY,
+)
+
+# The TFDS builders and their configs. With TensorFlow Datasets installed
+# they are imported now, which registers the builders with TFDS; without
+# it, on first use, which raises the ImportError that says what is missing.
+_TFDS_CLASSES = {
+    "AddingProblem": ".adding_problem_builder",
+    "AddingProblemConfig": ".adding_problem_config",
+    "BabiGraph": ".babi_graph_builder",
+    "BabiGraphConfig": ".babi_graph_config",
+    "ListOps": ".listops_builder",
+    "ListOpsConfig": ".listops_config",
+    "ProgramEval": ".program_eval_builder",
+    "ProgramEvalConfig": ".program_eval_config",
+}
+try:
+    import tensorflow_datasets  # noqa: F401
+except ImportError:
+    pass
+else:
+    for _name, _module in _TFDS_CLASSES.items():
+        globals()[_name] = getattr(
+            importlib.import_module(_module, __name__), _name
+        )
+__getattr__ = lazy_getattr(__name__, _TFDS_CLASSES)
 
 __all__ = [
     "BABI_GRAPH_TASKS",
     "LISTOPS_OPERATORS",
     "LISTOPS_VOCABULARY",
+    "PROGRAM_EVAL_OPERATIONS",
+    "PROGRAM_EVAL_SPLITS",
+    "PROGRAM_EVAL_VOCABULARY",
     "AddingProblem",
     "AddingProblemConfig",
     "BabiGraph",
@@ -33,10 +67,15 @@ __all__ = [
     "BabiGraphTask",
     "ListOps",
     "ListOpsConfig",
+    "ProgramEval",
+    "ProgramEvalConfig",
     "adding_problem",
     "adding_problem_baseline_mse",
     "babi_graph",
     "babi_graph_arrays",
     "listops",
     "listops_binary_tree",
+    "program_eval",
+    "program_eval_arrays",
+    "program_split",
 ]

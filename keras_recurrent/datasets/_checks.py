@@ -2,28 +2,7 @@
 
 import numbers
 
-
-def check_int(name, value, minimum, maximum=None, allow_none=False):
-    """Returns `value` as an `int`, or raises a `ValueError` naming it.
-
-    `value` must be an integer (not a bool) in `[minimum, maximum]`
-    (`maximum=None`: no upper bound), or `None` when `allow_none`.
-    """
-    if value is None and allow_none:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < minimum
-        or (maximum is not None and value > maximum)
-    ):
-        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, "
-        bound += "" if maximum is None else f"{maximum}]"
-        raise ValueError(
-            f"Argument `{name}` must be an integer {bound}"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
-    return int(value)
+from keras_recurrent._checks import check_int  # noqa: F401
 
 
 def check_seed(seed):

@@ -6,26 +6,10 @@ import numpy as np
 
 from keras_recurrent.datasets._checks import check_int
 from keras_recurrent.datasets._checks import check_seed
+from keras_recurrent.datasets._uniforms import Uniforms
 
 LISTOPS_OPERATORS = ("[MIN", "[MAX", "[MED", "[SM")
 _MAX_DEPTH_LIMIT = 200
-
-
-class _Uniforms:
-    """Uniform draws in [0, 1) from `rng`, fetched in blocks for speed."""
-
-    def __init__(self, rng):
-        self._rng = rng
-        self._block = []
-
-    def next(self):
-        if not self._block:
-            self._block = self._rng.random(4096).tolist()[::-1]
-        return self._block.pop()
-
-    def integer(self, low, high):
-        """Uniform integer in `[low, high]`."""
-        return low + int(self.next() * (high - low + 1))
 
 
 def _sample_tree(draws, depth, max_depth, max_args, branch_probability):
@@ -177,7 +161,7 @@ def listops(
         raise ValueError(
             f"Argument `unique` must be a boolean. Received: unique={unique!r}"
         )
-    draws = _Uniforms(np.random.default_rng(check_seed(seed)))
+    draws = Uniforms(np.random.default_rng(check_seed(seed)))
 
     trees, tokens, seen = [], [], set()
     attempts, max_attempts = 0, 1000 * num_samples + 100_000

@@ -14,14 +14,18 @@ stacks a batch in NumPy, `padded_batch` does the same in `tf.data`, and
 `graph_inputs` makes the matching `keras.Input`s.
 """
 
-from keras_recurrent.graphs.batching import graph_spec
-from keras_recurrent.graphs.batching import padded_batch
+from keras_recurrent._lazy import lazy_getattr
 from keras_recurrent.graphs.encoding import encode_graph
 from keras_recurrent.graphs.encoding import encode_graphs
 from keras_recurrent.graphs.inputs import graph_inputs
 from keras_recurrent.graphs.networkx_conversion import from_networkx
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import validate_graph_tensors
+
+# `tf.data` helpers: imported on first use (TensorFlow).
+__getattr__ = lazy_getattr(
+    __name__, {"graph_spec": ".batching", "padded_batch": ".batching"}
+)
 
 __all__ = [
     "GRAPH_TENSOR_NAMES",

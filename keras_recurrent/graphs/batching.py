@@ -4,8 +4,8 @@ from collections.abc import Mapping
 
 import tensorflow as tf
 
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
-from keras_recurrent.graphs.validation import check_positive_int
 
 
 def graph_spec(node_features, *, node_mask_dtype="int32"):

@@ -4,8 +4,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
-from keras_recurrent.graphs.validation import check_positive_int
 
 _NODE_MASK_DTYPES = ("int32", "bool")
 _GRAPH_KEYS = ("edges", "num_nodes", "node_inputs", "edge_types")

@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_recurrent.graphs.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 
 
 def graph_inputs(

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from keras_recurrent._checks import check_positive_int
+
 # Names and order of the four graph tensors, as the graph layers take them.
 GRAPH_TENSOR_NAMES = ("node_inputs", "edges", "edge_types", "node_mask")
 
@@ -188,24 +190,6 @@ def check_graph_shapes(
                     f"{name}.shape={_shape(shapes[name])}" for name in names
                 )
             )
-
-
-def check_positive_int(name, value, allow_none=False, allow_zero=False):
-    """Returns `value` if it is a positive integer, else raises ValueError."""
-    if value is None and allow_none:
-        return None
-    lowest = 0 if allow_zero else 1
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or value < lowest
-    ):
-        kind = "non-negative" if allow_zero else "positive"
-        raise ValueError(
-            f"Argument `{name}` must be a {kind} integer"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
-    return int(value)
 
 
 def _shape(shape):

@@ -148,6 +148,19 @@ def _assert_no_bad_node(children, checks):
         return tf.identity(children)
 
 
+def on_meta_device(*tensors):
+    """Whether PyTorch tensors are on the `"meta"` device (shape inference).
+
+    Keras' PyTorch backend infers output shapes by calling a layer on such
+    tensors (e.g. when `fit` builds a functional model); they hold no data,
+    so the layers answer with zeros of the right shape.
+    """
+    return keras.backend.backend() == "torch" and any(
+        getattr(t, "device", None) is not None and t.device.type == "meta"
+        for t in tensors
+    )
+
+
 def _concrete_numpy(*tensors):
     """NumPy values of `tensors` when they are concrete, else `None`."""
     backend = keras.backend.backend()
@@ -161,10 +174,6 @@ def _concrete_numpy(*tensors):
 
         if any(isinstance(tensor, jax.core.Tracer) for tensor in tensors):
             return None
-    elif backend == "torch":
-        if any(
-            getattr(t, "device", None) is not None and t.device.type == "meta"
-            for t in tensors
-        ):
-            return None
+    elif on_meta_device(*tensors):
+        return None
     return [ops.convert_to_numpy(tensor) for tensor in tensors]

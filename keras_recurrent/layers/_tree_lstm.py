@@ -7,47 +7,36 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_positive_int
+from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
+from keras_recurrent.layers._tree_checks import on_meta_device
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
-from keras_recurrent.trees.validation import check_positive_int
-
-
-def check_rate(name, value):
-    """Returns `value` as a float if it is in [0, 1), else raises."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
-            f"Argument `{name}` must be a float in [0, 1). "
-            f"Received: {name}={value!r}"
-        )
-    if not 0.0 <= value < 1.0:
-        raise ValueError(
-            f"Argument `{name}` must be in [0, 1). Received: {name}={value!r}"
-        )
-    return float(value)
-
-
-def check_bool(name, value):
-    if not isinstance(value, bool):
-        raise ValueError(
-            f"Argument `{name}` must be a boolean. Received: {name}={value!r}"
-        )
-    return value
 
 
 class TreeLSTMBase(keras.layers.Layer):
     """Level-batched Tree-LSTM; subclasses define the weights and one level.
 
-    Subclasses implement `_recurrent_kernel_shape(units)` and
-    `_update(projected, child_h, child_c)`, which maps the input projections
-    `(M, 4 * units)` (blocks `[i, f, o, u]`, bias included) and the states
-    of the children `(M, K, units)` (zeros in empty slots) of `M` nodes to
-    their new `(h, c)`.
+    Subclasses implement `_recurrent_kernel_shape(units)`, optionally
+    `_level_weights()` (what `_update` reads of the weights, prepared once
+    per call, outside the loop; the `recurrent_kernel` by default) and
+    `_update(weights, projected, child_h, child_c)`, which maps the input
+    projections `(M, 4 * units)` (blocks `[i, f, o, u]`, bias included) and
+    the states of the children `(M, K, units)` (zeros in empty slots) of
+    `M` nodes to their new `(h, c)`.
+
+    `call` sorts the real nodes of the whole batch by height once, so that
+    each level is a contiguous block of rows; the states live in two arrays
+    `(real nodes + 1, units)` in that order (the last row is the zero state
+    of empty slots), and a level reads its children with one gather per
+    array and writes its block of rows.
     """
 
-    # `ops.nonzero` selects each level's nodes: a dynamic shape XLA cannot
-    # compile, so `jit_compile="auto"` leaves XLA off for models with these
-    # layers.
+    # A level is a block of rows whose size depends on the data: a dynamic
+    # shape XLA cannot compile, so `jit_compile="auto"` leaves XLA off for
+    # models with these layers.
     supports_jit = False
 
     def __init__(
@@ -144,6 +133,10 @@ class TreeLSTMBase(keras.layers.Layer):
         else:
             self.bias = None
 
+    def _level_weights(self):
+        """What `_update` reads of the weights, prepared once per call."""
+        return self.recurrent_kernel
+
     def _bias_initializer(self, shape, dtype=None):
         del shape
         units = self.units
@@ -155,7 +148,12 @@ class TreeLSTMBase(keras.layers.Layer):
         return ops.concatenate(blocks)
 
     def call(self, inputs, training=False):
-        node_inputs, children, node_mask = unpack_tree_inputs(self, inputs)
+        # `convert_to_tensor` also moves tensors to the backend's device
+        # (with PyTorch, `fit` may pass integer inputs on the CPU).
+        node_inputs, children, node_mask = (
+            ops.convert_to_tensor(tensor)
+            for tensor in unpack_tree_inputs(self, inputs)
+        )
         dtype = keras.backend.standardize_dtype(node_inputs.dtype)
         if "float" not in dtype:
             raise ValueError(
@@ -164,90 +162,156 @@ class TreeLSTMBase(keras.layers.Layer):
                 "`keras.layers.Embedding`). "
                 f"Received: node_inputs.dtype={dtype}"
             )
+        if on_meta_device(node_inputs, children, node_mask):
+            # Shape inference: the level loop needs values, a `"meta"`
+            # tensor has none.
+            shape = self.compute_output_shape(
+                [node_inputs.shape, children.shape, node_mask.shape]
+            )
+            zeros = ops.zeros(
+                shape[0] if self.return_state else shape,
+                dtype=self.compute_dtype,
+            )
+            return [zeros, zeros] if self.return_state else zeros
         children = check_children(self, ops.cast(children, "int32"), node_mask)
         units = self.units
-        real = ops.cast(node_mask, "bool")
+        real = ops.reshape(ops.cast(node_mask, "bool"), (-1,))
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         width = ops.shape(children)[2]
         total = batch_size * num_nodes
 
-        # The input projection of every node at once, outside the loop.
-        x = ops.cast(node_inputs, self.compute_dtype)
-        x = ops.where(ops.expand_dims(real, -1), x, ops.zeros_like(x))
-        if training and self.dropout > 0:
-            x = keras.random.dropout(x, self.dropout, seed=self.seed_generator)
-        features = self.kernel.shape[0]
-        projected = ops.matmul(ops.reshape(x, (total, features)), self.kernel)
-        if self.use_bias:
-            projected = projected + self.bias
-
-        # Node v of tree b is row b * N + v; row `total` is an all-zero
-        # state that empty child slots read.
+        # Node v of tree b is row b * N + v of the flat node arrays. The
+        # real nodes are then sorted by height: level `l` is the contiguous
+        # block `bounds[l]:bounds[l + 1]` of this order, and the states `h`
+        # and `c` of the real nodes live in two arrays in the same order,
+        # plus a last all-zero row that empty child slots read.
         offsets = ops.reshape(
             ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
         )
-        rows = ops.where(
-            ops.greater_equal(children, 0), children + offsets, total
+        rows = ops.reshape(
+            ops.where(ops.greater_equal(children, 0), children + offsets, -1),
+            (total, width),
         )
-        rows = ops.reshape(rows, (total, width))
-        heights = _node_heights(rows, ops.reshape(real, (-1,)), num_nodes)
-        num_levels = ops.max(heights, initial=-1) + 1
+        num_real = ops.sum(ops.cast(real, "int32"))
+        minus_one = ops.full((1,), -1, dtype="int32")
+        # First the real rows alone (in any order), then by height.
+        real_rows, real_children, real_position = _compact(
+            ops.where(real, 0, 1), rows, num_real
+        )
+        heights = _node_heights(
+            ops.where(ops.less(real_children, 0), num_real, real_children),
+            ops.ones((num_real,), dtype="bool"),
+            num_real,
+        )
+        # Not `ops.max(..., initial=-1)`: with PyTorch it puts `initial` on
+        # the CPU, next to CUDA tensors.
+        num_levels = ops.max(ops.concatenate([heights, minus_one])) + 1
+        by_height, child_positions, height_position = _compact(
+            heights, real_children, num_real
+        )
+        order = ops.take(real_rows, by_height)
+        bounds = ops.cast(
+            ops.searchsorted(
+                ops.take(heights, by_height),
+                ops.arange(num_levels + 1, dtype="int32"),
+            ),
+            "int32",
+        )
+        child_positions = ops.where(
+            ops.less(child_positions, 0), num_real, child_positions
+        )
+
+        # The input projection of every real node at once, before the loop.
+        x = ops.take(
+            ops.reshape(
+                ops.cast(node_inputs, self.compute_dtype),
+                (total, self.kernel.shape[0]),
+            ),
+            order,
+            axis=0,
+        )
+        if training and self.dropout > 0:
+            x = keras.random.dropout(x, self.dropout, seed=self.seed_generator)
+        projected = ops.matmul(x, self.kernel)
+        if self.use_bias:
+            projected = projected + self.bias
 
         recurrent_mask = None
         if training and self.recurrent_dropout > 0:
             # One mask per tree, as Keras' recurrent dropout keeps one per
-            # sequence.
+            # sequence; a node's children are in its tree, so each node
+            # applies the mask of its own tree to its children's `h`.
             recurrent_mask = keras.random.dropout(
                 ops.ones((batch_size, units), dtype=self.compute_dtype),
                 self.recurrent_dropout,
                 seed=self.seed_generator,
             )
-            recurrent_mask = ops.concatenate(
-                [
-                    ops.repeat(recurrent_mask, num_nodes, axis=0),
-                    ops.ones((1, units), dtype=self.compute_dtype),
-                ]
+            recurrent_mask = ops.take(
+                recurrent_mask, ops.floor_divide(order, num_nodes), axis=0
             )
+        weights = self._level_weights()
 
         def body(level, h, c):
-            nodes = ops.nonzero(ops.equal(heights, level))[0]
-            child_rows = ops.take(rows, nodes, axis=0)
-            child_h = ops.take(h, child_rows, axis=0)
-            child_c = ops.take(c, child_rows, axis=0)
+            start, stop = bounds[level], bounds[level + 1]
+            slots = child_positions[start:stop]
+            child_h = ops.take(h, slots, axis=0)
             if recurrent_mask is not None:
-                child_h = child_h * ops.take(recurrent_mask, child_rows, axis=0)
+                child_h = child_h * ops.expand_dims(
+                    recurrent_mask[start:stop], 1
+                )
             new_h, new_c = self._update(
-                ops.take(projected, nodes, axis=0), child_h, child_c
+                weights, projected[start:stop], child_h, ops.take(c, slots, 0)
             )
-            index = ops.expand_dims(nodes, -1)
+            # The level's nodes are the rows `start:stop`: a scatter into
+            # them (`slice_update` has no TensorFlow gradient, and
+            # concatenating the three parts measured slower).
+            rows = ops.expand_dims(ops.arange(start, stop, dtype="int32"), -1)
             return (
                 level + 1,
-                ops.scatter_update(h, index, new_h),
-                ops.scatter_update(c, index, new_c),
+                ops.scatter_update(h, rows, new_h),
+                ops.scatter_update(c, rows, new_c),
             )
 
-        zeros = ops.zeros((total + 1, units), dtype=self.compute_dtype)
+        # Separate `h` and `c` arrays measured faster than one `[h, c]`.
+        zeros = ops.zeros((num_real + 1, units), dtype=self.compute_dtype)
         _, h, c = ops.while_loop(
             lambda level, h, c: ops.less(level, num_levels),
             body,
             (ops.convert_to_tensor(0, dtype="int32"), zeros, zeros),
         )
 
+        # Where each flat row sits in `order` (padding rows: the zero row).
+        position = ops.take(
+            ops.concatenate([height_position, ops.reshape(num_real, (1,))]),
+            ops.minimum(real_position, num_real),
+        )
         if self.return_nodes:
             outputs = [
-                ops.reshape(state[:total], (batch_size, num_nodes, units))
+                ops.reshape(
+                    ops.take(state, position, axis=0),
+                    (batch_size, num_nodes, units),
+                )
                 for state in (h, c)
             ]
         else:
-            num_real = ops.sum(ops.cast(real, "int32"), axis=1)
-            root = ops.where(
-                ops.greater(num_real, 0),
-                ops.arange(batch_size, dtype="int32") * num_nodes
-                + num_real
-                - 1,
-                total,
+            tree_sizes = ops.sum(
+                ops.reshape(ops.cast(real, "int32"), (batch_size, num_nodes)),
+                axis=1,
             )
-            outputs = [ops.take(state, root, axis=0) for state in (h, c)]
+            roots = ops.where(
+                ops.greater(tree_sizes, 0),
+                ops.take(
+                    position,
+                    ops.maximum(
+                        ops.arange(batch_size, dtype="int32") * num_nodes
+                        + tree_sizes
+                        - 1,
+                        0,
+                    ),
+                ),
+                num_real,
+            )
+            outputs = [ops.take(state, roots, axis=0) for state in (h, c)]
         return outputs if self.return_state else outputs[0]
 
     def compute_output_shape(self, input_shape):
@@ -297,10 +361,16 @@ def _node_heights(rows, real, num_nodes):
     """
     total = ops.shape(rows)[0]
     minus_one = ops.full((1,), -1, dtype="int32")
+    # One more empty slot, so that the max below has a column even when
+    # `K` is 0, without `ops.max(..., initial=-1)` (which, with PyTorch,
+    # puts `initial` on the CPU next to CUDA tensors).
+    rows = ops.concatenate(
+        [rows, ops.full((total, 1), total, dtype="int32")], axis=1
+    )
 
     def body(heights, changed):
         extended = ops.concatenate([heights, minus_one])
-        new = ops.max(ops.take(extended, rows, axis=0), axis=1, initial=-1) + 1
+        new = ops.max(ops.take(extended, rows, axis=0), axis=1) + 1
         return new, ops.any(ops.not_equal(new, heights))
 
     heights, _ = ops.while_loop(
@@ -310,3 +380,19 @@ def _node_heights(rows, real, num_nodes):
         maximum_iterations=num_nodes + 1,
     )
     return ops.where(real, heights, -1)
+
+
+def _compact(keys, children, count):
+    """Sorts rows by `keys` and keeps the first `count` of them.
+
+    Returns the kept rows `order` `(count,)`, their `children` rows
+    renumbered to positions in `order` (negative values stay `-1`; all
+    children must be among the kept rows), and the position in the sorted
+    order of every row (`>= count` for the rows left out).
+    """
+    order = ops.cast(ops.argsort(keys), "int32")
+    position = ops.cast(ops.argsort(order), "int32")
+    order = order[:count]
+    kept = ops.take(children, order, axis=0)
+    renumbered = ops.take(position, ops.maximum(kept, 0))
+    return order, ops.where(ops.less(kept, 0), -1, renumbered), position

@@ -37,14 +37,16 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     every weight reordered from `[i, f, o, u]` to Keras' `[i, f, c, o]`.
 
     The computation is level-batched: node heights come from `children`
-    (a leaf has height 0), the input projection `x W + b` of all nodes is
-    one matmul before the loop, and each step of the loop updates every
-    node of every tree at one height together. The number of sequential
-    steps is the height of the tallest tree plus one, not the number of
-    nodes. Batch size, `N`, `K` and the heights may all be dynamic, in a
-    `tf.function`, `fit` or a SavedModel. Padding nodes are never read and
-    their states are zero. Models with this layer run without XLA
-    (`supports_jit = False`): the nodes of a level are a dynamic selection.
+    (a leaf has height 0), the real nodes of the batch are sorted by height
+    once, the input projection `x W + b` of all of them is one matmul
+    before the loop, and each step of the loop updates every node of every
+    tree at one height together (a contiguous block of the sorted nodes).
+    The number of sequential steps is the height of the tallest tree plus
+    one, not the number of nodes. Batch size, `N`, `K` and the heights may
+    all be dynamic, in a `tf.function`, `fit` or a SavedModel. Padding
+    nodes are never read and their states are zero. Models with this layer
+    run without XLA (`supports_jit = False`): the size of a level depends
+    on the data.
 
     Nodes must be in topological order: every child's index smaller than
     its parent's, the real nodes first, the root the last real node. Bad
@@ -123,13 +125,19 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     def _recurrent_kernel_shape(self, units):
         return (units, 4 * units)
 
-    def _update(self, projected, child_h, child_c):
+    def _level_weights(self):
         units = self.units
         kernel = self.recurrent_kernel
         # The [i, o, u] columns read h̃; the forget columns read each child.
-        gate_kernel = ops.concatenate(
-            [kernel[:, :units], kernel[:, 2 * units :]], axis=1
+        return (
+            ops.concatenate(
+                [kernel[:, :units], kernel[:, 2 * units :]], axis=1
+            ),
+            kernel[:, units : 2 * units],
         )
+
+    def _update(self, weights, projected, child_h, child_c):
+        gate_kernel, forget_kernel = weights
         x_i, x_f, x_o, x_u = ops.split(projected, 4, axis=-1)
         z_i, z_o, z_u = ops.split(
             ops.matmul(ops.sum(child_h, axis=1), gate_kernel), 3, axis=-1
@@ -138,8 +146,7 @@ class ChildSumTreeLSTM(TreeLSTMBase):
         o = self.recurrent_activation(x_o + z_o)
         u = self.activation(x_u + z_u)
         f = self.recurrent_activation(
-            ops.expand_dims(x_f, 1)
-            + ops.matmul(child_h, kernel[:, units : 2 * units])
+            ops.expand_dims(x_f, 1) + ops.matmul(child_h, forget_kernel)
         )
         c = i * u + ops.sum(f * child_c, axis=1)
         return o * self.activation(c), c

@@ -8,9 +8,10 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_rate
+from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
 from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
-from keras_recurrent.layers.lstm_variant_cell import _check_rate
 
 # Pre-activation blocks of `kernel_j` per unit type (Keras' cell orders).
 CELL_TYPES = {
@@ -22,23 +23,15 @@ FEEDBACK_MODES = ("gated", "fixed", "none")
 OUTPUT_MODES = ("top", "all")
 
 
-def _is_positive_int(value):
-    return (
-        isinstance(value, (int, np.integer))
-        and not isinstance(value, bool)
-        and value > 0
-    )
-
-
 def resolve_units(units, num_layers):
     """Per-layer widths from `units` (int or list) and `num_layers`."""
-    if num_layers is not None and not _is_positive_int(num_layers):
+    if num_layers is not None and not is_positive_int(num_layers):
         raise ValueError(
             "Argument `num_layers` must be a positive integer (at least 1) "
             f"or None. Received: num_layers={num_layers!r}"
         )
     if isinstance(units, (list, tuple)):
-        if not units or not all(_is_positive_int(u) for u in units):
+        if not units or not all(is_positive_int(u) for u in units):
             raise ValueError(
                 "Argument `units` must be a positive integer or a non-empty "
                 f"list of positive integers. Received: units={units!r}"
@@ -50,7 +43,7 @@ def resolve_units(units, num_layers):
                 f"(length {len(units)}), num_layers={num_layers!r}"
             )
         return [int(u) for u in units]
-    if not _is_positive_int(units):
+    if not is_positive_int(units):
         raise ValueError(
             "Argument `units` must be a positive integer or a non-empty list "
             f"of positive integers. Received: units={units!r}"
@@ -229,8 +222,8 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         self.output_mode = _check_choice(
             "output_mode", output_mode, OUTPUT_MODES
         )
-        self.dropout = _check_rate("dropout", dropout)
-        self.recurrent_dropout = _check_rate(
+        self.dropout = check_rate("dropout", dropout)
+        self.recurrent_dropout = check_rate(
             "recurrent_dropout", recurrent_dropout
         )
         self.activation = activations.get(activation)
@@ -259,11 +252,12 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             if self.output_mode == "top"
             else sum(self.layer_units)
         )
-        # Split points of h*_{t-1} into the layers' h, and the layer of each
-        # feature of h*_{t-1} (to broadcast g^{i→j} over layer i's units).
+        # Split points of h*_{t-1} into the layers' h, and the 0/1 matrix
+        # `(L, sum(units))` that broadcasts g^{i→j} over layer i's units
+        # (for unequal widths; equal widths broadcast through a reshape).
         self._state_splits = list(np.cumsum(self.layer_units)[:-1])
-        self._feature_layer = np.repeat(
-            np.arange(self.num_layers, dtype="int32"), self.layer_units
+        self._gate_expansion = np.repeat(
+            np.eye(self.num_layers), self.layer_units, axis=1
         )
         # Set by `GatedFeedbackRNN` while its inputs are `project_inputs`.
         self._inputs_projected = False
@@ -404,9 +398,6 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         lstm = self.cell_type == "lstm"
         h_prev = list(states[::2] if lstm else states)
         c_prev = list(states[1::2]) if lstm else None
-        h_star = (
-            ops.concatenate(h_prev, axis=-1) if num_layers > 1 else h_prev[0]
-        )
         input_masks = [None] * num_layers
         if training and self.dropout > 0:
             mask = self.get_dropout_mask(inputs)
@@ -415,13 +406,20 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 if num_layers > 1
                 else [mask]
             )
+        # The (dropped-out) h^i_{t-1} that the recurrent matmuls read, and
+        # their concatenation h*_{t-1}, which only the feedback reads.
+        h_rec = h_prev
         if training and self.recurrent_dropout > 0:
-            h_star = h_star * self.get_recurrent_dropout_mask(h_star)
-        h_rec = (
-            ops.split(h_star, self._state_splits, axis=-1)
-            if num_layers > 1
-            else [h_star]
-        )
+            mask = self.get_recurrent_dropout_mask(h_prev[0])
+            masks = (
+                ops.split(mask, self._state_splits, axis=-1)
+                if num_layers > 1
+                else [mask]
+            )
+            h_rec = [h * m for h, m in zip(h_prev, masks)]
+        h_star = h_rec[0]
+        if num_layers > 1 and self.feedback != "none":
+            h_star = ops.concatenate(h_rec, axis=-1)
         if self.feedback == "gated":
             # u_g^{i→j} · h*_{t-1} for every pair at once.
             gate_recurrent = ops.matmul(h_star, self.gate_recurrent_kernel)
@@ -450,8 +448,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 )
                 gates.append(g)
                 # Σ_i g^{i→j} U^{i→j} h^i = (h* ⊙ g broadcast per layer) U.
-                scaled = h_star * ops.take(g, self._feature_layer, axis=1)
-                feedback = ops.matmul(scaled, self.feedback_kernels[j])
+                feedback = ops.matmul(
+                    self._scale_by_layer(h_star, g), self.feedback_kernels[j]
+                )
             elif self.feedback == "fixed":
                 feedback = ops.matmul(h_star, self.feedback_kernels[j])
             else:
@@ -497,10 +496,23 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                     if self.feedback == "fixed"
                     else np.eye(num_layers)
                 )
-                all_gates = ops.zeros_like(h_star[:, :1, None]) + ops.cast(
-                    pattern, h_star.dtype
+                all_gates = ops.zeros_like(h_rec[0][:, :1, None]) + ops.cast(
+                    pattern, h_rec[0].dtype
                 )
         return output, new_states, all_gates
+
+    def _scale_by_layer(self, h_star, g):
+        """`h*` with layer i's units multiplied by `g[:, i]`."""
+        widths = self.layer_units
+        if len(set(widths)) == 1:
+            # A reshape and a broadcast: cheaper than a gather or a matmul,
+            # forward and backward.
+            blocks = ops.reshape(h_star, (-1, self.num_layers, widths[0]))
+            return ops.reshape(
+                blocks * ops.expand_dims(g, -1), (-1, sum(widths))
+            )
+        expansion = ops.cast(self._gate_expansion, g.dtype)
+        return h_star * ops.matmul(g, expansion)
 
     def gate_values(self, sequences, mask=None, initial_state=None):
         """The global reset gates `g^{i→j}_t` over a batch of sequences.

@@ -1,19 +1,14 @@
 """RNN layer running a `GatedFeedbackCell` over a sequence."""
 
-import inspect
-
 import keras
 from keras import ops
 
+from keras_recurrent.layers._cell_rnn import CellRNN
 from keras_recurrent.layers.gated_feedback_cell import GatedFeedbackCell
-from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
-
-# Cell config keys that belong to the base Layer, not to the cell's math.
-_LAYER_KEYS = ("name", "trainable", "dtype")
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GatedFeedbackRNN(keras.layers.RNN):
+class GatedFeedbackRNN(CellRNN):
     """Gated-Feedback RNN layer (GF-RNN, Chung et al. 2015).
 
     A thin `keras.layers.RNN` around `kr.layers.GatedFeedbackCell`: a stack of
@@ -96,27 +91,15 @@ class GatedFeedbackRNN(keras.layers.RNN):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        cell_arguments = set(
-            inspect.signature(GatedFeedbackCell.__init__).parameters
-        ) - {"self", "kwargs"}
-        cell_kwargs = {
-            key: kwargs.pop(key)
-            for key in list(kwargs)
-            if key in cell_arguments
-        }
-        cell = GatedFeedbackCell(
-            units,
-            num_layers=num_layers,
-            cell_type=cell_type,
-            feedback=feedback,
-            output_mode=output_mode,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="cell",
-            **cell_kwargs,
-        )
         super().__init__(
-            cell,
+            GatedFeedbackCell,
+            {
+                "units": units,
+                "num_layers": num_layers,
+                "cell_type": cell_type,
+                "feedback": feedback,
+                "output_mode": output_mode,
+            },
             return_sequences=return_sequences,
             return_state=return_state,
             go_backwards=go_backwards,
@@ -126,39 +109,15 @@ class GatedFeedbackRNN(keras.layers.RNN):
             **kwargs,
         )
 
-    def build(self, sequences_shape, initial_state_shape=None):
-        sequences_shape = tuple(sequences_shape)
-        if len(sequences_shape) != 3:
-            raise ValueError(
-                f"{type(self).__name__} expects `inputs` of rank 3 "
-                "(batch, timesteps, features). "
-                f"Received: inputs.shape={sequences_shape}"
-            )
-        super().build(sequences_shape, initial_state_shape)
-
-    def call(self, sequences, initial_state=None, mask=None, training=False):
-        _check_float_inputs(self, sequences)
-        if training:
-            # One mask per sequence, made before the time loop (as Keras'
-            # RNN does for cells with its unexported dropout mixin).
-            cell = self.cell
-            cell.get_dropout_mask(sequences[:, 0, :])
-            cell.get_recurrent_dropout_mask(sequences[:, 0, :])
+    def _loop_inputs(self, sequences, training):
         # Layer 0's input projections do not depend on t - 1: one matmul
         # for all steps, outside the time loop.
         projected = self.cell.project_inputs(sequences, training=training)
         self.cell._inputs_projected = True
-        try:
-            return super().call(
-                projected,
-                initial_state=initial_state,
-                mask=mask,
-                training=training,
-            )
-        finally:
-            self.cell._inputs_projected = False
-            self.cell.reset_dropout_mask()
-            self.cell.reset_recurrent_dropout_mask()
+        return projected
+
+    def _end_call(self):
+        self.cell._inputs_projected = False
 
     def gate_values(self, sequences, mask=None, initial_state=None):
         """The global reset gates `g^{i→j}_t` for a batch, without dropout.
@@ -191,10 +150,6 @@ class GatedFeedbackRNN(keras.layers.RNN):
         return ops.flip(gates, axis=1) if self.go_backwards else gates
 
     @property
-    def units(self):
-        return self.cell.units
-
-    @property
     def num_layers(self):
         return self.cell.num_layers
 
@@ -209,25 +164,3 @@ class GatedFeedbackRNN(keras.layers.RNN):
     @property
     def output_mode(self):
         return self.cell.output_mode
-
-    @property
-    def dropout(self):
-        return self.cell.dropout
-
-    @property
-    def recurrent_dropout(self):
-        return self.cell.recurrent_dropout
-
-    def get_config(self):
-        config = {
-            key: value
-            for key, value in self.cell.get_config().items()
-            if key not in _LAYER_KEYS
-        }
-        base_config = super().get_config()
-        del base_config["cell"]
-        return {**base_config, **config}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

@@ -7,10 +7,18 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
-from keras_recurrent.graphs.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_edges
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+
+# With `aggregation="auto"`, messages are summed with dense per-graph
+# adjacency matmuls when the count tensor has at most this many entries per
+# message (`T * N * N <= ratio * messages`); above, gather + segment sum.
+# Measured on 2 CPU cores (benchmarks/ggnn.py, 128 units): dense is faster
+# up to a ratio of about 30-60, slower above.
+DENSE_AGGREGATION_RATIO = 32
+AGGREGATIONS = ("auto", "dense", "sparse")
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -38,12 +46,26 @@ class GatedGraph(keras.layers.Layer):
     `gru`, with `reset_after` choosing its variant (`True`: Keras' and
     cuDNN's default, `False`: the paper's and Cho et al.'s).
 
-    Messages are computed on the disjoint union of the batch (node `v` of
-    graph `b` is node `b * N + v`): one matmul of all node states against
-    every edge type's kernel, a gather per (edge, type) and a segment sum
-    into the targets. The cost is linear in nodes and edges, never `N²`.
-    Padding nodes are never read (no real edge touches them) and their
-    output states are zero.
+    Messages are summed one of two ways, with the same result (multi-edges
+    count once per edge):
+
+    - `"sparse"`: on the disjoint union of the batch (node `v` of graph `b`
+      is node `b * N + v`), one matmul of all node states against every
+      edge type's kernel, a gather per (edge, type) and a segment sum into
+      the targets. The cost is linear in nodes and edges, never `N²`.
+    - `"dense"`: a tensor `C` of shape `(B, N, T, N)` counting the edges
+      `u → v` of each type in each graph is built once per call (one
+      segment sum); each step is then two dense matmuls, `C @ h` per graph
+      and its `(B * N, T * units)` reshape times the `T` kernels stacked.
+      Faster on CPUs for small, dense-ish graphs (no gather and scatter in
+      the backward pass), but `T * N²` per graph.
+
+    The default `"auto"` takes the dense path only when `N` and `E` are
+    known when tracing and `T * N² <= 32 * messages` per graph (messages:
+    `E`, or `2 E` with reverse edges), so that memory and cost stay
+    proportional to the edges; otherwise (also with dynamic `N` or `E`, as
+    in an exported model) the sparse one. Padding nodes are never read (no
+    real edge touches them) and their output states are zero.
 
     Weights, with `T = num_edge_types * (2 if add_reverse_edges else 1)`
     (the reverse of type `e` is at index `e + num_edge_types`):
@@ -75,6 +97,11 @@ class GatedGraph(keras.layers.Layer):
             Defaults to `True`.
         reset_after: The `GRUCell` variant: apply the reset gate after
             (`True`, default) or before (`False`) the recurrent matmul.
+        aggregation: How messages are summed: `"sparse"` (gather and
+            segment sum, linear in edges), `"dense"` (per-graph edge-count
+            matmuls, `T * N²` per graph) or `"auto"` (default: dense when
+            the static shapes make it cheap, see above). The weights and
+            the result are the same.
         activation: The GRU's candidate activation. Defaults to `"tanh"`.
         recurrent_activation: The GRU's gate activation.
             Defaults to `"sigmoid"`.
@@ -139,6 +166,7 @@ class GatedGraph(keras.layers.Layer):
         add_reverse_edges=True,
         use_bias=True,
         reset_after=True,
+        aggregation="auto",
         activation="tanh",
         recurrent_activation="sigmoid",
         kernel_initializer="glorot_uniform",
@@ -170,6 +198,12 @@ class GatedGraph(keras.layers.Layer):
                     f"Argument `{name}` must be a boolean. "
                     f"Received: {name}={value!r}"
                 )
+        if aggregation not in AGGREGATIONS:
+            raise ValueError(
+                f"Argument `aggregation` must be one of {AGGREGATIONS}. "
+                f"Received: aggregation={aggregation!r}"
+            )
+        self.aggregation = aggregation
         self.add_reverse_edges = add_reverse_edges
         self.use_bias = use_bias
         self.reset_after = reset_after
@@ -266,7 +300,101 @@ class GatedGraph(keras.layers.Layer):
         node_states, is_real = _initial_states(
             node_inputs, node_mask, self.units, self.compute_dtype
         )
-        batch_size, num_nodes = ops.shape(node_inputs)[:2]
+        if self._uses_dense_aggregation(node_states.shape, edges.shape):
+            states = self._propagate_dense(
+                node_states, edges, edge_types, training
+            )
+        else:
+            states = self._propagate_sparse(
+                node_states, edges, edge_types, training
+            )
+        return ops.where(is_real, states, ops.zeros_like(states))
+
+    def _uses_dense_aggregation(self, nodes_shape, edges_shape):
+        """Whether this call sums messages with dense adjacency matmuls.
+
+        Decided on static shapes, so that it is fixed when tracing: with
+        `"auto"`, the dense path is taken when `N` and `E` are known and the
+        per-graph count tensor (`T * N * N` entries) is at most
+        `DENSE_AGGREGATION_RATIO` times the number of messages per graph
+        (`E`, twice that with reverse edges), which keeps its memory and
+        cost proportional to the edges.
+        """
+        if self.aggregation != "auto":
+            return self.aggregation == "dense"
+        num_nodes, num_edges = nodes_shape[1], edges_shape[1]
+        if num_nodes is None or num_edges is None:
+            return False
+        num_messages = num_edges * (2 if self.add_reverse_edges else 1)
+        cells = self.num_message_types * num_nodes * num_nodes
+        return cells <= DENSE_AGGREGATION_RATIO * max(num_messages, 1)
+
+    def _propagate_dense(self, node_states, edges, edge_types, training):
+        """Propagation with dense per-graph edge-count matmuls.
+
+        `counts[b, v, e, u]` is the number of edges `u → v` of message type
+        `e` in graph `b` (multi-edges counted, padding rows dropped),
+        built once by a segment sum. Each step is then two dense matmuls:
+        `counts @ h`, `(B, N * T, units)`, reshaped to `(B * N, T * units)`,
+        times the `T` kernels stacked to `(T * units, units)`: exactly
+        `Σ_{(u→v) of type e} h_u A_e`.
+        """
+        batch_size, num_nodes = ops.shape(node_states)[:2]
+        units, num_types = self.units, self.num_message_types
+        is_edge = ops.greater_equal(edges[..., 0], 0)
+        sources = ops.where(is_edge, edges[..., 0], 0)
+        targets = ops.where(is_edge, edges[..., 1], 0)
+        types = ops.where(is_edge, edge_types, 0)
+        graphs = ops.expand_dims(ops.arange(batch_size, dtype="int32"), 1)
+        num_cells = batch_size * num_nodes * num_types * num_nodes
+
+        def cell(source, target, message_type):
+            index = (graphs * num_nodes + target) * num_types + message_type
+            index = index * num_nodes + source
+            # Padding rows land in the extra cell `num_cells`, dropped.
+            return ops.reshape(ops.where(is_edge, index, num_cells), (-1,))
+
+        cells = [cell(sources, targets, types)]
+        if self.add_reverse_edges:
+            cells.append(cell(targets, sources, types + self.num_edge_types))
+        cells = ops.concatenate(cells)
+        counts = _segment_sum(
+            ops.ones(ops.shape(cells), dtype=self.compute_dtype),
+            cells,
+            num_segments=num_cells + 1,
+        )[:num_cells]
+        counts = ops.reshape(
+            counts, (batch_size, num_nodes * num_types, num_nodes)
+        )
+
+        # (T * units, units): row block e is A_e.
+        kernel = ops.reshape(self.message_kernel, (num_types * units, units))
+        message_bias = None
+        if self.use_bias:
+            type_counts = ops.sum(
+                ops.reshape(
+                    counts, (batch_size * num_nodes, num_types, num_nodes)
+                ),
+                axis=-1,
+            )
+            message_bias = ops.matmul(type_counts, self.message_bias)
+
+        states = ops.reshape(node_states, (-1, units))
+        for _ in range(self.propagation_steps):
+            gathered = ops.matmul(
+                counts, ops.reshape(states, (batch_size, num_nodes, units))
+            )
+            aggregated = ops.matmul(
+                ops.reshape(gathered, (-1, num_types * units)), kernel
+            )
+            if message_bias is not None:
+                aggregated = aggregated + message_bias
+            states, _ = self.gru(aggregated, [states], training=training)
+        return ops.reshape(states, (batch_size, num_nodes, units))
+
+    def _propagate_sparse(self, node_states, edges, edge_types, training):
+        """Propagation with a gather and a segment sum per step."""
+        batch_size, num_nodes = ops.shape(node_states)[:2]
         total_nodes = batch_size * num_nodes
 
         # Disjoint union: node v of graph b is row b * N + v. Padding edges
@@ -303,7 +431,7 @@ class GatedGraph(keras.layers.Layer):
         if self.use_bias:
             # Σ_{edges into v} b_e = (edge counts per type of v) · b,
             # the same at every step.
-            type_counts = ops.segment_sum(
+            type_counts = _segment_sum(
                 ops.one_hot(types, num_types, dtype=self.compute_dtype),
                 targets,
                 num_segments=num_segments,
@@ -314,14 +442,13 @@ class GatedGraph(keras.layers.Layer):
         for _ in range(self.propagation_steps):
             transformed = ops.reshape(ops.matmul(states, kernel), (-1, units))
             messages = ops.take(transformed, message_rows, axis=0)
-            aggregated = ops.segment_sum(
+            aggregated = _segment_sum(
                 messages, targets, num_segments=num_segments
             )[:total_nodes]
             if message_bias is not None:
                 aggregated = aggregated + message_bias
             states, _ = self.gru(aggregated, [states], training=training)
-        states = ops.reshape(states, (batch_size, num_nodes, units))
-        return ops.where(is_real, states, ops.zeros_like(states))
+        return ops.reshape(states, (batch_size, num_nodes, units))
 
     def compute_output_shape(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
@@ -335,6 +462,7 @@ class GatedGraph(keras.layers.Layer):
             "add_reverse_edges": self.add_reverse_edges,
             "use_bias": self.use_bias,
             "reset_after": self.reset_after,
+            "aggregation": self.aggregation,
             "activation": activations.serialize(self.activation),
             "recurrent_activation": activations.serialize(
                 self.recurrent_activation
@@ -352,6 +480,23 @@ class GatedGraph(keras.layers.Layer):
             )
         base_config = super().get_config()
         return {**base_config, **config}
+
+
+def _segment_sum(data, segment_ids, num_segments):
+    """`ops.segment_sum`, written so that PyTorch can also trace it.
+
+    Keras' PyTorch `segment_sum` cannot run on the `"meta"` device, on
+    which Keras first tries to infer a layer's output shape (in `fit`,
+    `evaluate`); it then falls back to tensors of ones, which are no valid
+    graph when there is one edge type. A scatter-add does the same sum and
+    runs there too.
+    """
+    if keras.backend.backend() != "torch":
+        return ops.segment_sum(data, segment_ids, num_segments=num_segments)
+    zeros = ops.zeros((num_segments, *data.shape[1:]), dtype=data.dtype)
+    return ops.scatter_update(
+        zeros, ops.expand_dims(segment_ids, -1), data, reduction="add"
+    )
 
 
 def _initial_states(node_inputs, node_mask, units, dtype):

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_recurrent.graphs.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
 from keras_recurrent.layers.gated_graph import GatedGraph
@@ -34,6 +34,13 @@ class GGSNN(keras.layers.Layer):
     X^(k+1)_v = σ([H_X^(k)_v, X^(k)_v] W + b)      (the next annotations)
     ```
 
+    With `hidden_units`, each output network gets one `tanh` hidden layer
+    of that width, as in the paper's code (`yujiali/ggnn`, whose output
+    networks all have one hidden layer of the state size): the node scores
+    become `g = w · tanh([h_v, x_v] U + c) + b` (`NodeSelection`'s
+    `hidden_units`), the class logits `tanh(h_G U + c) W + b`, and the next
+    annotations `σ(tanh([H_X_v, X_v] U + c) W + b)`.
+
     Each propagation starts again from the annotations zero-padded to
     `units`. All weights are shared across output steps. For path answers
     (bAbI task 19, shortest paths), output step `k` predicts the `k`-th
@@ -51,11 +58,15 @@ class GGSNN(keras.layers.Layer):
     - `annotation_propagation`: a second `GatedGraph`, unless
       `share_propagation`.
     - `annotation`: a `Dense(D, activation="sigmoid")`, kernel
-      `(units + D, D)`.
-    - With `"node_selection"`: `node_selection`, a `NodeSelection`.
+      `(units + D, D)`; with `hidden_units`, after `annotation_hidden`, a
+      `Dense(hidden_units, activation="tanh")` (and `annotation`'s kernel
+      is `(hidden_units, D)`).
+    - With `"node_selection"`: `node_selection`, a `NodeSelection`
+      (`NodeSelection(hidden_units=hidden_units)`).
       With `"graph_classification"`: `readout`, a
       `GraphReadout(readout_units)`, and `classifier`, a
-      `Dense(num_classes)` giving logits.
+      `Dense(num_classes)` giving logits; with `hidden_units`, after
+      `classifier_hidden`, a `Dense(hidden_units, activation="tanh")`.
 
     Args:
         units: Positive integer, the node state size of the propagations
@@ -74,6 +85,11 @@ class GGSNN(keras.layers.Layer):
             model (the paper tries both). Defaults to `False`.
         readout_units: Positive integer, the `GraphReadout` size for
             `"graph_classification"`. Defaults to `units`.
+        hidden_units: Optional positive integer: the node-selection, class
+            and annotation networks each get one `tanh` hidden layer of
+            this width (the paper's code uses the state size, `units`).
+            `None` (default): they are linear (then a sigmoid for the
+            annotations).
         return_annotations: Whether to also return the annotations.
             Defaults to `False`.
         use_bias: Passed to the `GatedGraph`s. Defaults to `True`.
@@ -128,6 +144,7 @@ class GGSNN(keras.layers.Layer):
         add_reverse_edges=True,
         share_propagation=False,
         readout_units=None,
+        hidden_units=None,
         return_annotations=False,
         use_bias=True,
         reset_after=True,
@@ -158,6 +175,9 @@ class GGSNN(keras.layers.Layer):
             self.num_classes = None
         self.readout_units = check_positive_int(
             "readout_units", readout_units, allow_none=True
+        )
+        self.hidden_units = check_positive_int(
+            "hidden_units", hidden_units, allow_none=True
         )
         for name, value in (
             ("add_reverse_edges", add_reverse_edges),
@@ -198,7 +218,9 @@ class GGSNN(keras.layers.Layer):
         )
         if output_mode == "node_selection":
             self.node_selection = NodeSelection(
-                name="node_selection", dtype=self.dtype_policy
+                hidden_units=hidden_units,
+                name="node_selection",
+                dtype=self.dtype_policy,
             )
         else:
             self.readout = GraphReadout(
@@ -206,9 +228,22 @@ class GGSNN(keras.layers.Layer):
                 name="readout",
                 dtype=self.dtype_policy,
             )
+            self.classifier_hidden = self._hidden_layer("classifier_hidden")
             self.classifier = keras.layers.Dense(
                 self.num_classes, name="classifier", dtype=self.dtype_policy
             )
+        self.annotation_hidden = self._hidden_layer("annotation_hidden")
+
+    def _hidden_layer(self, name):
+        """A `tanh` hidden layer of an output network, or `None`."""
+        if self.hidden_units is None:
+            return None
+        return keras.layers.Dense(
+            self.hidden_units,
+            activation="tanh",
+            name=name,
+            dtype=self.dtype_policy,
+        )
 
     def build(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
@@ -224,14 +259,24 @@ class GGSNN(keras.layers.Layer):
             name="annotation",
             dtype=self.dtype_policy,
         )
-        self.annotation.build((batch_size, num_nodes, self.units + features))
+        annotation_inputs = self.units + features
+        if self.annotation_hidden is not None:
+            self.annotation_hidden.build(
+                (batch_size, num_nodes, annotation_inputs)
+            )
+            annotation_inputs = self.hidden_units
+        self.annotation.build((batch_size, num_nodes, annotation_inputs))
         states_shape = (batch_size, num_nodes, self.units)
         node_shapes = [states_shape, node_inputs_shape, tuple(shapes[3])]
         if self.output_mode == "node_selection":
             self.node_selection.build(node_shapes)
         else:
             self.readout.build(node_shapes)
-            self.classifier.build((batch_size, self.readout.units))
+            classifier_inputs = self.readout.units
+            if self.classifier_hidden is not None:
+                self.classifier_hidden.build((batch_size, classifier_inputs))
+                classifier_inputs = self.hidden_units
+            self.classifier.build((batch_size, classifier_inputs))
 
     def call(self, inputs, training=False):
         node_inputs, edges, edge_types, node_mask = unpack_graph_inputs(
@@ -253,14 +298,17 @@ class GGSNN(keras.layers.Layer):
                 outputs.append(self.node_selection(node_inputs_and_mask))
             else:
                 graph_vector = self.readout(node_inputs_and_mask)
+                if self.classifier_hidden is not None:
+                    graph_vector = self.classifier_hidden(graph_vector)
                 outputs.append(self.classifier(graph_vector))
             if step == self.output_steps - 1:
                 break
             if self.annotation_propagation is not None:
                 states = self.annotation_propagation(graph, training=training)
-            annotations = self.annotation(
-                ops.concatenate([states, annotations], axis=-1)
-            )
+            features = ops.concatenate([states, annotations], axis=-1)
+            if self.annotation_hidden is not None:
+                features = self.annotation_hidden(features)
+            annotations = self.annotation(features)
             annotations = ops.where(
                 is_real, annotations, ops.zeros_like(annotations)
             )
@@ -296,6 +344,7 @@ class GGSNN(keras.layers.Layer):
             "add_reverse_edges": self.add_reverse_edges,
             "share_propagation": self.share_propagation,
             "readout_units": self.readout_units,
+            "hidden_units": self.hidden_units,
             "return_annotations": self.return_annotations,
             "use_bias": self.use_bias,
             "reset_after": self.reset_after,

@@ -1,19 +1,13 @@
 """RNN layer running an `LSTMVariantCell` over a sequence."""
 
-import inspect
-
 import keras
-from keras import ops
 
+from keras_recurrent.layers._cell_rnn import CellRNN
 from keras_recurrent.layers.lstm_variant_cell import LSTMVariantCell
-from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
-
-# Cell config keys that belong to the base Layer, not to the cell's math.
-_LAYER_KEYS = ("name", "trainable", "dtype")
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class LSTMVariant(keras.layers.RNN):
+class LSTMVariant(CellRNN):
     """LSTM layer for any variant of Greff et al. (2017).
 
     A thin `keras.layers.RNN` around `kr.layers.LSTMVariantCell`; see the cell
@@ -81,25 +75,9 @@ class LSTMVariant(keras.layers.RNN):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        cell_arguments = {
-            name
-            for klass in (self.cell_class, LSTMVariantCell)
-            for name in inspect.signature(klass.__init__).parameters
-        }
-        cell_kwargs = {
-            key: kwargs.pop(key)
-            for key in list(kwargs)
-            if key in cell_arguments and key not in ("self", "kwargs")
-        }
-        cell = self.cell_class(
-            units,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="cell",
-            **cell_kwargs,
-        )
         super().__init__(
-            cell,
+            self.cell_class,
+            {"units": units},
             return_sequences=return_sequences,
             return_state=return_state,
             go_backwards=go_backwards,
@@ -108,43 +86,6 @@ class LSTMVariant(keras.layers.RNN):
             zero_output_for_mask=zero_output_for_mask,
             **kwargs,
         )
-
-    def build(self, sequences_shape, initial_state_shape=None):
-        sequences_shape = tuple(sequences_shape)
-        if len(sequences_shape) != 3:
-            raise ValueError(
-                f"{type(self).__name__} expects `inputs` of rank 3 "
-                "(batch, timesteps, features). "
-                f"Received: inputs.shape={sequences_shape}"
-            )
-        super().build(sequences_shape, initial_state_shape)
-
-    def call(self, sequences, initial_state=None, mask=None, training=False):
-        _check_float_inputs(self, sequences)
-        if training:
-            # One mask per sequence, made before the time loop. Keras' RNN
-            # does this too for cells with its (unexported) dropout mixin;
-            # doing it here keeps it so should that mixin go away.
-            cell = self.cell
-            cell.get_dropout_mask(sequences[:, 0, :])
-            batch_size = ops.shape(sequences)[0]
-            cell.get_recurrent_dropout_mask(
-                ops.zeros((batch_size, cell.state_size[0]), sequences.dtype)
-            )
-        try:
-            return super().call(
-                sequences,
-                initial_state=initial_state,
-                mask=mask,
-                training=training,
-            )
-        finally:
-            self.cell.reset_dropout_mask()
-            self.cell.reset_recurrent_dropout_mask()
-
-    @property
-    def units(self):
-        return self.cell.units
 
     @property
     def variant(self):
@@ -155,31 +96,9 @@ class LSTMVariant(keras.layers.RNN):
         return self.cell.use_peepholes
 
     @property
-    def dropout(self):
-        return self.cell.dropout
-
-    @property
-    def recurrent_dropout(self):
-        return self.cell.recurrent_dropout
-
-    @property
     def cell_clip(self):
         return self.cell.cell_clip
 
     @property
     def projection_units(self):
         return self.cell.projection_units
-
-    def get_config(self):
-        config = {
-            key: value
-            for key, value in self.cell.get_config().items()
-            if key not in _LAYER_KEYS
-        }
-        base_config = super().get_config()
-        del base_config["cell"]
-        return {**base_config, **config}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

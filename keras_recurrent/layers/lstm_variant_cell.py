@@ -7,6 +7,8 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_positive_int
+from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
@@ -36,30 +38,6 @@ def canonical_variant(variant):
         "Argument `variant` must be one of "
         f"{sorted(VARIANTS) + ['vanilla']}. Received: variant={variant!r}"
     )
-
-
-def _check_positive_int(name, value, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(
-            f"Argument `{name}` must be a positive integer"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
-    return value
-
-
-def _check_rate(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
-            f"Argument `{name}` must be a float in [0, 1). "
-            f"Received: {name}={value!r}"
-        )
-    if not 0.0 <= value < 1.0:
-        raise ValueError(
-            f"Argument `{name}` must be in [0, 1). Received: {name}={value!r}"
-        )
-    return float(value)
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -212,9 +190,9 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.units = _check_positive_int("units", units)
+        self.units = check_positive_int("units", units)
         self.variant = canonical_variant(variant)
-        self.projection_units = _check_positive_int(
+        self.projection_units = check_positive_int(
             "projection_units", projection_units, allow_none=True
         )
         if cell_clip is not None and not (
@@ -227,8 +205,8 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
                 f"Received: cell_clip={cell_clip!r}"
             )
         self.cell_clip = None if cell_clip is None else float(cell_clip)
-        self.dropout = _check_rate("dropout", dropout)
-        self.recurrent_dropout = _check_rate(
+        self.dropout = check_rate("dropout", dropout)
+        self.recurrent_dropout = check_rate(
             "recurrent_dropout", recurrent_dropout
         )
 

@@ -3,8 +3,8 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._tree_lstm import TreeLSTMBase
-from keras_recurrent.trees.validation import check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -129,11 +129,11 @@ class NaryTreeLSTM(TreeLSTMBase):
     def _recurrent_kernel_shape(self, units):
         return (self.arity * units, (3 + self.arity) * units)
 
-    def _update(self, projected, child_h, child_c):
+    def _update(self, weights, projected, child_h, child_c):
         units, arity = self.units, self.arity
         x_i, x_f, x_o, x_u = ops.split(projected, 4, axis=-1)
         stacked = ops.reshape(child_h, (-1, arity * units))
-        z = ops.matmul(stacked, self.recurrent_kernel)
+        z = ops.matmul(stacked, weights)
         z_f = ops.reshape(z[:, units : (1 + arity) * units], (-1, arity, units))
         i = self.recurrent_activation(x_i + z[:, :units])
         f = self.recurrent_activation(ops.expand_dims(x_f, 1) + z_f)

@@ -7,7 +7,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
-from keras_recurrent.graphs.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_inputs

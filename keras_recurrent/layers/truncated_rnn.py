@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_recurrent.layers.lstm_variant_cell import _check_positive_int
+from keras_recurrent._checks import check_positive_int
 
 # Settings of the wrapped layer that do not make sense per window.
 _UNSUPPORTED_RNN_SETTINGS = (
@@ -103,7 +103,7 @@ class TruncatedRNN(keras.layers.Layer):
                     f"Received: rnn_layer.{setting}=True"
                 )
         self.rnn_layer = rnn_layer
-        self.window = _check_positive_int("window", window)
+        self.window = check_positive_int("window", window)
         self.return_sequences = bool(return_sequences)
         self.supports_masking = True
 

@@ -4,6 +4,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_recurrent._checks import check_positive_int
+
 # One strategy per device list and process: every `MirroredStrategy` numbers
 # its collective ops from the same keys, so a second one over the same devices
 # reuses the instance keys of the first and its all-reduces fail with "Shape
@@ -173,8 +175,8 @@ def assert_mirrored_equivalence(
     >>> y = np.random.rand(24, 1).astype("float32")
     >>> kr.testing.assert_mirrored_equivalence(build_model, x, y)
     """
-    _check_positive_int("steps", steps)
-    _check_positive_int("global_batch_size", global_batch_size)
+    check_positive_int("steps", steps)
+    check_positive_int("global_batch_size", global_batch_size)
     _check_num_replicas(num_replicas)
     if global_batch_size % num_replicas:
         raise ValueError(
@@ -284,13 +286,5 @@ def _take(arrays, num_samples, name):
     return keras.tree.map_structure(take, arrays)
 
 
-def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(
-            f"Argument `{name}` must be a positive integer. "
-            f"Received: {name}={value!r}"
-        )
-
-
 def _check_num_replicas(num_replicas):
-    _check_positive_int("num_replicas", num_replicas)
+    check_positive_int("num_replicas", num_replicas)

@@ -21,8 +21,7 @@ NumPy, `padded_batch` does the same in `tf.data` (with bucketing by size),
 `validate_tree_tensors` checks a batch.
 """
 
-from keras_recurrent.trees.batching import padded_batch
-from keras_recurrent.trees.batching import tree_spec
+from keras_recurrent._lazy import lazy_getattr
 from keras_recurrent.trees.encoding import encode_tree
 from keras_recurrent.trees.encoding import encode_trees
 from keras_recurrent.trees.encoding import from_parents
@@ -31,6 +30,11 @@ from keras_recurrent.trees.encoding import post_order
 from keras_recurrent.trees.inputs import tree_inputs
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import validate_tree_tensors
+
+# `tf.data` helpers: imported on first use (TensorFlow).
+__getattr__ = lazy_getattr(
+    __name__, {"padded_batch": ".batching", "tree_spec": ".batching"}
+)
 
 __all__ = [
     "TREE_TENSOR_NAMES",

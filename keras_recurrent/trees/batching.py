@@ -2,9 +2,7 @@
 
 from collections.abc import Mapping
 
-import tensorflow as tf
-
-from keras_recurrent.trees.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 
 # The keys of one tree as `encode_tree` makes it; `node_inputs` (float
 # features) may stand in for `node_tokens`.
@@ -40,6 +38,8 @@ def tree_spec(num_children, *, node_features=None):
     ...     ),
     ... )
     """
+    import tensorflow as tf  # Only `tf.data` needs it.
+
     num_children = check_positive_int("num_children", num_children)
     node_features = check_positive_int(
         "node_features", node_features, allow_none=True
@@ -110,6 +110,8 @@ def padded_batch(
     >>> trees["children"].shape
     TensorShape([64, None, 2])
     """
+    import tensorflow as tf  # Only `tf.data` needs it.
+
     if not isinstance(dataset, tf.data.Dataset):
         raise ValueError(
             "Argument `dataset` must be a `tf.data.Dataset`. "

@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-from keras_recurrent.trees.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _DIRECTIONS = ("left", "right")

@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_recurrent.trees.validation import check_positive_int
+from keras_recurrent._checks import check_positive_int
 
 
 def tree_inputs(num_children, *, num_nodes=None, node_features=None):

@@ -170,21 +170,5 @@ def check_tree_shapes(
         )
 
 
-def check_positive_int(name, value, allow_none=False):
-    """Returns `value` if it is a positive integer, else raises ValueError."""
-    if value is None and allow_none:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or value < 1
-    ):
-        raise ValueError(
-            f"Argument `{name}` must be a positive integer"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
-        )
-    return int(value)
-
-
 def _shape(shape):
     return None if shape is None else tuple(shape)

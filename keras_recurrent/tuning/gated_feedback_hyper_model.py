@@ -1,11 +1,10 @@
 """HyperModel searching over Gated-Feedback RNNs."""
 
-import keras
-
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent.layers.gated_feedback_cell import CELL_TYPES
 from keras_recurrent.layers.gated_feedback_cell import FEEDBACK_MODES
 from keras_recurrent.tuning.sequence_hyper_model import SequenceHyperModel
+from keras_recurrent.tuning.sequence_hyper_model import _dropout_rates
 
 # Most layers the search builds; `units_j` exists for j < num_layers.
 MAX_LAYERS = 4
@@ -99,7 +98,7 @@ class GatedFeedbackHyperModel(SequenceHyperModel):
             )
         self.return_sequences = return_sequences
 
-    def build(self, hp):
+    def _recurrent_layers(self, hp, sequences):
         cell_type = hp.Choice(
             "cell_type", list(self.CELL_TYPES), default="lstm"
         )
@@ -111,17 +110,8 @@ class GatedFeedbackHyperModel(SequenceHyperModel):
             hp.Int(f"units_{index}", 16, 256, step=16, default=64)
             for index in range(num_layers)
         ]
-        dropout = hp.Float("dropout", 0.0, 0.5, default=0.0)
-        recurrent_dropout = hp.Float("recurrent_dropout", 0.0, 0.5, default=0.0)
-        learning_rate = hp.Float(
-            "learning_rate", 1e-4, 1e-2, sampling="log", default=1e-3
-        )
-
-        inputs = keras.Input(self.input_shape, name="sequences")
-        outputs = inputs
-        if self.masking:
-            outputs = keras.layers.Masking(0.0, name="masking")(outputs)
-        outputs = recurrent_layers.GatedFeedbackRNN(
+        dropout, recurrent_dropout = _dropout_rates(hp)
+        return recurrent_layers.GatedFeedbackRNN(
             units,
             cell_type=cell_type,
             feedback=feedback,
@@ -129,19 +119,4 @@ class GatedFeedbackHyperModel(SequenceHyperModel):
             recurrent_dropout=recurrent_dropout,
             return_sequences=self.return_sequences,
             name="gated_feedback_rnn",
-        )(outputs)
-        outputs = keras.layers.Dense(self.output_units, name="head")(outputs)
-        model = keras.Model(inputs, outputs, name=self.name)
-
-        if self.task == "classification":
-            loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-            metrics = ["accuracy"]
-        else:
-            loss = "mse"
-            metrics = None
-        model.compile(
-            optimizer=keras.optimizers.Adam(learning_rate=learning_rate),
-            loss=loss,
-            metrics=metrics,
-        )
-        return model
+        )(sequences)

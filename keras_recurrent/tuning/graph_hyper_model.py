@@ -1,23 +1,15 @@
 """HyperModel searching over gated graph neural networks."""
 
 import math
-import numbers
 
 import keras
 import keras_tuner
 
 from keras_recurrent import graphs as graph_encoding
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("graph_classification", "graph_regression", "node_selection")
-
-
-def _is_positive_int(value):
-    return (
-        isinstance(value, numbers.Integral)
-        and not isinstance(value, bool)
-        and value > 0
-    )
 
 
 class GraphHyperModel(keras_tuner.HyperModel):
@@ -116,7 +108,7 @@ class GraphHyperModel(keras_tuner.HyperModel):
             ("node_features", node_features),
             ("num_edge_types", num_edge_types),
         ):
-            if not _is_positive_int(value):
+            if not is_positive_int(value):
                 raise ValueError(
                     f"Argument `{argument}` must be a positive integer. "
                     f"Received: {argument}={value!r}"
@@ -135,14 +127,14 @@ class GraphHyperModel(keras_tuner.HyperModel):
                 )
         else:
             minimum = 2 if task == "graph_classification" else 1
-            if not _is_positive_int(output_units) or output_units < minimum:
+            if not is_positive_int(output_units) or output_units < minimum:
                 raise ValueError(
                     "Argument `output_units` must be an integer >= "
                     f"{minimum} for task={task!r}. "
                     f"Received: output_units={output_units!r}"
                 )
         if output_steps is not None:
-            if not _is_positive_int(output_steps):
+            if not is_positive_int(output_steps):
                 raise ValueError(
                     "Argument `output_steps` must be a positive integer or "
                     f"None. Received: output_steps={output_steps!r}"
@@ -157,7 +149,7 @@ class GraphHyperModel(keras_tuner.HyperModel):
             ("num_nodes", num_nodes),
             ("num_edges", num_edges),
         ):
-            if value is not None and not _is_positive_int(value):
+            if value is not None and not is_positive_int(value):
                 raise ValueError(
                     f"Argument `{argument}` must be a positive integer or "
                     f"None. Received: {argument}={value!r}"

@@ -1,11 +1,10 @@
 """HyperModel searching over recurrent sequence models."""
 
-import numbers
-
 import keras
 import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("regression", "classification")
 
@@ -27,14 +26,6 @@ _RECURRENT_LAYERS = {
         for variant in recurrent_layers.VARIANTS
     },
 }
-
-
-def _is_positive_int(value):
-    return (
-        isinstance(value, numbers.Integral)
-        and not isinstance(value, bool)
-        and value > 0
-    )
 
 
 class SequenceHyperModel(keras_tuner.HyperModel):
@@ -113,8 +104,8 @@ class SequenceHyperModel(keras_tuner.HyperModel):
         if (
             not isinstance(input_shape, (tuple, list))
             or len(input_shape) != 2
-            or not (input_shape[0] is None or _is_positive_int(input_shape[0]))
-            or not _is_positive_int(input_shape[1])
+            or not (input_shape[0] is None or is_positive_int(input_shape[0]))
+            or not is_positive_int(input_shape[1])
         ):
             raise ValueError(
                 "Argument `input_shape` must be a tuple `(timesteps, "
@@ -127,7 +118,7 @@ class SequenceHyperModel(keras_tuner.HyperModel):
                 f"Received: task={task!r}"
             )
         minimum_units = 2 if task == "classification" else 1
-        if not _is_positive_int(output_units) or output_units < minimum_units:
+        if not is_positive_int(output_units) or output_units < minimum_units:
             raise ValueError(
                 f"Argument `output_units` must be an integer >= "
                 f"{minimum_units} for task={task!r}. "
@@ -146,33 +137,17 @@ class SequenceHyperModel(keras_tuner.HyperModel):
         self.masking = masking
 
     def build(self, hp):
-        cell_type = hp.Choice(
-            "cell_type", list(self.CELL_TYPES), default="peephole"
-        )
-        units = hp.Int("units", 16, 256, step=16, default=64)
-        num_layers = hp.Int("num_layers", 1, 3, default=1)
-        dropout = hp.Float("dropout", 0.0, 0.5, default=0.0)
-        recurrent_dropout = hp.Float("recurrent_dropout", 0.0, 0.5, default=0.0)
-        learning_rate = hp.Float(
-            "learning_rate", 1e-4, 1e-2, sampling="log", default=1e-3
-        )
-
         inputs = keras.Input(self.input_shape, name="sequences")
         outputs = inputs
         if self.masking:
             outputs = keras.layers.Masking(0.0, name="masking")(outputs)
-        make_layer = _RECURRENT_LAYERS[cell_type]
-        for index in range(num_layers):
-            outputs = make_layer(
-                units,
-                dropout=dropout,
-                recurrent_dropout=recurrent_dropout,
-                return_sequences=index < num_layers - 1,
-                name=f"{cell_type}_{index}",
-            )(outputs)
+        outputs = self._recurrent_layers(hp, outputs)
         outputs = keras.layers.Dense(self.output_units, name="head")(outputs)
         model = keras.Model(inputs, outputs, name=self.name)
 
+        learning_rate = hp.Float(
+            "learning_rate", 1e-4, 1e-2, sampling="log", default=1e-3
+        )
         if self.task == "classification":
             loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
             metrics = ["accuracy"]
@@ -185,3 +160,30 @@ class SequenceHyperModel(keras_tuner.HyperModel):
             metrics=metrics,
         )
         return model
+
+    def _recurrent_layers(self, hp, sequences):
+        """The tunable recurrent part, from the sequences to the head."""
+        cell_type = hp.Choice(
+            "cell_type", list(self.CELL_TYPES), default="peephole"
+        )
+        units = hp.Int("units", 16, 256, step=16, default=64)
+        num_layers = hp.Int("num_layers", 1, 3, default=1)
+        dropout, recurrent_dropout = _dropout_rates(hp)
+        make_layer = _RECURRENT_LAYERS[cell_type]
+        for index in range(num_layers):
+            sequences = make_layer(
+                units,
+                dropout=dropout,
+                recurrent_dropout=recurrent_dropout,
+                return_sequences=index < num_layers - 1,
+                name=f"{cell_type}_{index}",
+            )(sequences)
+        return sequences
+
+
+def _dropout_rates(hp):
+    """The tunable input and recurrent dropout rates."""
+    return (
+        hp.Float("dropout", 0.0, 0.5, default=0.0),
+        hp.Float("recurrent_dropout", 0.0, 0.5, default=0.0),
+    )

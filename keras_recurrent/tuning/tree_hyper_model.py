@@ -1,22 +1,13 @@
 """HyperModel searching over Tree-LSTM models."""
 
-import numbers
-
 import keras
 import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent import trees as tree_encoding
+from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("classification", "regression")
-
-
-def _is_positive_int(value):
-    return (
-        isinstance(value, numbers.Integral)
-        and not isinstance(value, bool)
-        and value > 0
-    )
 
 
 class TreeHyperModel(keras_tuner.HyperModel):
@@ -98,7 +89,7 @@ class TreeHyperModel(keras_tuner.HyperModel):
         tunable=True,
     ):
         super().__init__(name=name, tunable=tunable)
-        if not _is_positive_int(num_children):
+        if not is_positive_int(num_children):
             raise ValueError(
                 "Argument `num_children` must be a positive integer. "
                 f"Received: num_children={num_children!r}"
@@ -109,7 +100,7 @@ class TreeHyperModel(keras_tuner.HyperModel):
                 f"Received: task={task!r}"
             )
         minimum = 2 if task == "classification" else 1
-        if not _is_positive_int(output_units) or output_units < minimum:
+        if not is_positive_int(output_units) or output_units < minimum:
             raise ValueError(
                 f"Argument `output_units` must be an integer >= {minimum} "
                 f"for task={task!r}. Received: output_units={output_units!r}"
@@ -126,7 +117,7 @@ class TreeHyperModel(keras_tuner.HyperModel):
             ("node_features", node_features),
             ("num_nodes", num_nodes),
         ):
-            if value is not None and not _is_positive_int(value):
+            if value is not None and not is_positive_int(value):
                 raise ValueError(
                     f"Argument `{argument}` must be a positive integer or "
                     f"None. Received: {argument}={value!r}"

@@ -89,6 +89,7 @@ def test_bad_graphs(graph, kwargs, message):
 
 def test_real_networkx_graphs():
     import networkx
+
     graph = networkx.MultiDiGraph()
     graph.add_node("x", node_inputs=[1.0])
     graph.add_node("y", node_inputs=[0.0])

@@ -1,3 +1,9 @@
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+
 import keras
 import numpy as np
 import pytest
@@ -170,3 +176,22 @@ def test_bad_children_raise_eagerly_and_at_run_time():
 
 def test_trains_under_mirrored_strategy_like_on_one_device():
     cases.check_mirrored(LAYER, lambda trees: _inputs(trees))
+
+
+@pytest.mark.slow  # a fresh process importing PyTorch: ~30 s
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None,
+    reason="needs PyTorch (`pip install -e .[bench]`)",
+)
+def test_both_tree_lstms_match_the_reference_and_fit_under_torch():
+    root = pathlib.Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", cases.TORCH_SCRIPT],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KERAS_BACKEND": "torch", "PYTHONPATH": str(root)},
+        cwd=root,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok torch"), result.stdout

@@ -36,16 +36,27 @@ def _rnn(cell, **kwargs):
 @pytest.mark.parametrize("feedback", FEEDBACK)
 @pytest.mark.parametrize("cell_type", CELL_TYPES)
 def test_cell_matches_numpy_reference(cell_type, feedback):
+    _check_against_reference(WIDTHS, cell_type, feedback)
+
+
+@pytest.mark.parametrize("cell_type", CELL_TYPES)
+def test_equal_widths_match_numpy_reference(cell_type):
+    # Equal widths broadcast the gates through a reshape, unequal ones
+    # through a matmul: both must give the reference.
+    _check_against_reference([4, 4, 4], cell_type, "gated")
+
+
+def _check_against_reference(widths, cell_type, feedback):
     x, mask = _data()
     cell = kr.layers.GatedFeedbackCell(
-        WIDTHS, cell_type=cell_type, feedback=feedback, output_mode="all"
+        widths, cell_type=cell_type, feedback=feedback, output_mode="all"
     )
     layer = _rnn(cell)
     sequence, *states = layer(x, mask=mask)
     expected, expected_states, expected_gates = gf_sequence(
         x.astype("float64"),
         named_weights(layer),
-        WIDTHS,
+        widths,
         cell_type,
         feedback,
         mask=mask,

@@ -1,4 +1,9 @@
+import importlib.util
 import json
+import os
+import pathlib
+import subprocess
+import sys
 
 import keras
 import numpy as np
@@ -41,9 +46,10 @@ def _expected(layer, graphs):
     ],
     ids=["default", "no_reverse", "reset_before", "no_bias"],
 )
-def test_matches_numpy_reference(options):
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_matches_numpy_reference(options, aggregation):
     graphs = reference.random_graphs()
-    layer = _layer(graphs, **options)
+    layer = _layer(graphs, aggregation=aggregation, **options)
     outputs = layer(reference.as_list(graphs))
     assert outputs.shape == (3, 6, UNITS)
     np.testing.assert_allclose(outputs, _expected(layer, graphs), atol=1e-5)
@@ -118,7 +124,8 @@ def test_padding_does_not_leak_and_pad_size_does_not_matter():
         np.testing.assert_allclose(layer(alone)[0], expected[graph], atol=1e-6)
 
 
-def test_graphs_without_edges():
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_graphs_without_edges(aggregation):
     graphs = kr.graphs.encode_graphs(
         [
             {"edges": [], "node_inputs": np.ones((2, 3))},
@@ -126,7 +133,7 @@ def test_graphs_without_edges():
         ]
     )
     assert graphs["edges"].shape == (2, 0, 2)
-    layer = _layer(graphs)
+    layer = _layer(graphs, aggregation=aggregation)
     expected = _expected(layer, graphs)
     np.testing.assert_allclose(layer(graphs), expected, atol=1e-5)
     inputs = kr.graphs.graph_inputs(3)
@@ -134,6 +141,146 @@ def test_graphs_without_edges():
     np.testing.assert_allclose(
         model.predict(graphs, verbose=0), expected, atol=1e-5
     )
+
+
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_empty_batch(aggregation):
+    layer = kr.layers.GatedGraph(4, 2, aggregation=aggregation)
+    outputs = layer(
+        [
+            np.zeros((0, 3, 2), "float32"),
+            np.zeros((0, 2, 2), "int32"),
+            np.zeros((0, 2), "int32"),
+            np.zeros((0, 3), "int32"),
+        ]
+    )
+    assert tuple(outputs.shape) == (0, 3, 4)
+
+
+def test_auto_aggregation_choice():
+    layer = kr.layers.GatedGraph(4, 2)  # T = 4 message types
+    dense = layer._uses_dense_aggregation
+    # T * N * N <= 32 * 2 * E: 4 * 8 * 8 = 256 <= 64 * 4.
+    assert dense((None, 8, 4), (None, 4, 2))
+    assert not dense((None, 8, 4), (None, 3, 2))
+    # Unknown N or E (a dynamic signature): always the sparse path.
+    assert not dense((None, None, 4), (None, 4, 2))
+    assert not dense((None, 8, 4), (None, None, 2))
+    one_way = kr.layers.GatedGraph(4, 1, add_reverse_edges=False)
+    assert one_way._uses_dense_aggregation((None, 50, 4), (None, 150, 2))
+    assert not one_way._uses_dense_aggregation((None, 70, 4), (None, 150, 2))
+    for aggregation, expected in (("dense", True), ("sparse", False)):
+        forced = kr.layers.GatedGraph(4, 2, aggregation=aggregation)
+        for shapes in (((None, 8, 4), (None, 3, 2)), ((None, None, 4), None)):
+            nodes, edges = shapes
+            edges = edges or (None, None, 2)
+            assert forced._uses_dense_aggregation(nodes, edges) is expected
+
+
+def test_dense_and_sparse_paths_agree_in_gradients():
+    graphs = reference.random_graphs(5)
+    inputs = [tf.constant(array) for array in reference.as_list(graphs)]
+    results = []
+    for aggregation in ("dense", "sparse"):
+        layer = _layer(graphs, aggregation=aggregation)
+        sources = [inputs[0], *layer.trainable_variables]
+        with tf.GradientTape() as tape:
+            tape.watch(inputs[0])
+            outputs = layer(inputs)
+            loss = tf.reduce_sum(outputs * tf.sin(outputs + 1.0))
+        results.append([np.asarray(g) for g in tape.gradient(loss, sources)])
+    assert len(results[0]) == 6  # node_inputs, message_kernel/bias, GRU x3
+    assert np.abs(results[0][0]).max() > 1e-3
+    for dense, sparse in zip(*results, strict=True):
+        np.testing.assert_allclose(dense, sparse, atol=1e-5)
+
+
+@pytest.mark.parametrize("aggregation", ["auto", "dense", "sparse"])
+def test_traced_with_dynamic_shapes(aggregation):
+    graphs = reference.random_graphs(6)
+    layer = _layer(graphs, aggregation=aggregation)
+    expected = _expected(layer, graphs)
+    signature = [
+        tf.TensorSpec((None, None, 3), "float32"),
+        tf.TensorSpec((None, None, 2), "int32"),
+        tf.TensorSpec((None, None), "int32"),
+        tf.TensorSpec((None, None), "int32"),
+    ]
+    function = tf.function(lambda *inputs: layer(list(inputs)))
+    concrete = function.get_concrete_function(*signature)
+    inputs = [tf.constant(array) for array in reference.as_list(graphs)]
+    np.testing.assert_allclose(concrete(*inputs), expected, atol=1e-5)
+    # Other sizes through the same trace: one graph, more padding.
+    wider = [
+        np.pad(graphs["node_inputs"][1:2], [(0, 0), (0, 2), (0, 0)]),
+        np.pad(
+            graphs["edges"][1:2], [(0, 0), (0, 3), (0, 0)], constant_values=-1
+        ),
+        np.pad(graphs["edge_types"][1:2], [(0, 0), (0, 3)]),
+        np.pad(graphs["node_mask"][1:2], [(0, 0), (0, 2)]),
+    ]
+    outputs = concrete(*[tf.constant(array) for array in wider])
+    np.testing.assert_allclose(outputs[0, :6], expected[1], atol=1e-5)
+    np.testing.assert_array_equal(outputs[0, 6:], 0.0)
+
+
+_TORCH_SCRIPT = """
+import numpy as np
+import keras
+import keras_recurrent as kr
+from tests.layers import graph_reference as reference
+
+graphs = reference.random_graphs(7)
+for aggregation in ("dense", "sparse"):
+    layer = kr.layers.GatedGraph(5, 2, 3, aggregation=aggregation)
+    layer.build([a.shape for a in reference.as_list(graphs)])
+    reference.randomize_weights(layer, seed=3)
+    expected = reference.gated_graph(
+        *reference.as_list(graphs),
+        reference.gated_graph_weights(layer),
+        num_edge_types=2,
+        propagation_steps=3,
+        add_reverse_edges=True,
+        reset_after=True,
+    )
+    outputs = keras.ops.convert_to_numpy(layer(graphs))
+    np.testing.assert_allclose(outputs, expected, atol=1e-5)
+
+# `fit` and `evaluate` first infer output shapes on PyTorch's "meta" device
+# (before the fix, on tensors of ones: edge type 1 of 1 type, an error).
+one_type = kr.graphs.encode_graphs(
+    [{"edges": [(0, 1, 0), (1, 2, 0)]}, {"edges": [(1, 0, 0)]}]
+)
+inputs = kr.graphs.graph_inputs(one_type["node_inputs"].shape[-1])
+model = keras.Model(inputs, kr.layers.GatedGraph(4, 1, 2)(inputs))
+model.compile("sgd", "mse")
+target = np.ones((2, 3, 4), "float32")
+direct = np.mean((keras.ops.convert_to_numpy(model(one_type)) - target) ** 2)
+np.testing.assert_allclose(
+    model.evaluate(one_type, target, verbose=0), direct, rtol=1e-5
+)
+model.fit(one_type, target, epochs=1, verbose=0)
+print("ok", keras.backend.backend())
+"""
+
+
+@pytest.mark.slow  # a fresh process importing PyTorch: ~30 s
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None,
+    reason="needs PyTorch (`pip install -e .[bench]`)",
+)
+def test_both_paths_run_eagerly_under_torch():
+    root = pathlib.Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", _TORCH_SCRIPT],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KERAS_BACKEND": "torch", "PYTHONPATH": str(root)},
+        cwd=root,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok torch"), result.stdout
 
 
 def test_node_permutation_permutes_the_outputs():
@@ -212,6 +359,7 @@ def test_model_save_and_load(tmp_path):
         ({"propagation_steps": 1.5}, "propagation_steps=1.5"),
         ({"add_reverse_edges": "yes"}, "add_reverse_edges='yes'"),
         ({"reset_after": None}, "reset_after=None"),
+        ({"aggregation": "scatter"}, "aggregation='scatter'"),
     ],
 )
 def test_bad_arguments(kwargs, message):

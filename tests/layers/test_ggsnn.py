@@ -43,19 +43,33 @@ def _expected(layer, graphs):
             reset_after=gated_graph.reset_after,
         )
 
+    def dense(layer, features, activation=None):
+        if layer is None:
+            return features
+        outputs = features @ _numpy(layer.kernel) + _numpy(layer.bias)
+        return outputs if activation is None else activation(outputs)
+
     annotations = np.where(real, node_inputs.astype("float64"), 0.0)
     outputs, read = [], []
     for step in range(layer.output_steps):
         read.append(annotations)
         states = propagate(layer.output_propagation, annotations)
         if layer.output_mode == "node_selection":
+            selection = layer.node_selection
+            hidden = None
+            if layer.hidden_units is not None:
+                hidden = (
+                    _numpy(selection.hidden_kernel),
+                    _numpy(selection.hidden_bias),
+                )
             outputs.append(
                 reference.node_selection(
                     states,
                     annotations,
                     node_mask,
-                    _numpy(layer.node_selection.kernel),
-                    _numpy(layer.node_selection.bias),
+                    _numpy(selection.kernel),
+                    _numpy(selection.bias),
+                    hidden=hidden,
                 )
             )
         else:
@@ -66,19 +80,15 @@ def _expected(layer, graphs):
                 _numpy(layer.readout.kernel),
                 _numpy(layer.readout.bias),
             )
-            outputs.append(
-                graph @ _numpy(layer.classifier.kernel)
-                + _numpy(layer.classifier.bias)
-            )
+            graph = dense(layer.classifier_hidden, graph, np.tanh)
+            outputs.append(dense(layer.classifier, graph))
         if step == layer.output_steps - 1:
             break
         if not layer.share_propagation:
             states = propagate(layer.annotation_propagation, annotations)
         features = np.concatenate([states, annotations], axis=-1)
-        annotations = reference.sigmoid(
-            features @ _numpy(layer.annotation.kernel)
-            + _numpy(layer.annotation.bias)
-        )
+        features = dense(layer.annotation_hidden, features, np.tanh)
+        annotations = dense(layer.annotation, features, reference.sigmoid)
         annotations = np.where(real, annotations, 0.0)
     return np.stack(outputs, axis=1), np.stack(read, axis=1)
 
@@ -89,8 +99,21 @@ def _expected(layer, graphs):
         {},
         {"share_propagation": True},
         {"output_mode": "graph_classification", "num_classes": 4},
+        {"hidden_units": 4},
+        {
+            "output_mode": "graph_classification",
+            "num_classes": 4,
+            "hidden_units": 3,
+            "share_propagation": True,
+        },
     ],
-    ids=["node_selection", "shared", "graph_classification"],
+    ids=[
+        "node_selection",
+        "shared",
+        "graph_classification",
+        "node_selection_hidden",
+        "graph_classification_hidden",
+    ],
 )
 def test_matches_numpy_reference(options):
     graphs = reference.random_graphs(8)
@@ -163,6 +186,42 @@ def test_weights_and_config(tmp_path):
     config = layer.get_config()
     json.dumps(config)
     assert kr.layers.GGSNN.from_config(config).get_config() == config
+    assert config["hidden_units"] is None
+
+    hidden = kr.layers.GGSNN(
+        6,
+        3,
+        4,
+        output_mode="graph_classification",
+        num_classes=5,
+        readout_units=7,
+        hidden_units=9,
+        name="hidden",
+    )
+    hidden.build([(None, 8, 2), (None, 9, 2), (None, 9), (None, 8)])
+    shapes = {weight.path: tuple(weight.shape) for weight in hidden.weights}
+    assert {
+        path: shape
+        for path, shape in shapes.items()
+        if "propagation" not in path
+    } == {
+        "hidden/annotation_hidden/kernel": (8, 9),
+        "hidden/annotation_hidden/bias": (9,),
+        "hidden/annotation/kernel": (9, 2),
+        "hidden/annotation/bias": (2,),
+        "hidden/readout/kernel": (8, 14),
+        "hidden/readout/bias": (14,),
+        "hidden/classifier_hidden/kernel": (7, 9),
+        "hidden/classifier_hidden/bias": (9,),
+        "hidden/classifier/kernel": (9, 5),
+        "hidden/classifier/bias": (5,),
+    }
+    config = hidden.get_config()
+    assert config["hidden_units"] == 9
+    clone = kr.layers.GGSNN.from_config(json.loads(json.dumps(config)))
+    assert clone.get_config() == config
+    selection = kr.layers.GGSNN(6, 3, 2, hidden_units=4)
+    assert selection.node_selection.hidden_units == 4
 
     graphs = reference.random_graphs(11)
     inputs = kr.graphs.graph_inputs(3)
@@ -185,6 +244,7 @@ def test_weights_and_config(tmp_path):
         ({"num_classes": 3}, "num_classes=3, output_mode='node_selection'"),
         ({"share_propagation": "no"}, "share_propagation='no'"),
         ({"readout_units": -1}, "readout_units=-1"),
+        ({"hidden_units": 0}, "hidden_units=0"),
     ],
 )
 def test_bad_arguments(kwargs, message):

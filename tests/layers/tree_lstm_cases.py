@@ -253,3 +253,53 @@ def check_mirrored(cls, make_inputs, **kwargs):
     keras_recurrent.testing.assert_mirrored_equivalence(
         build_model, feeds, targets, steps=2, global_batch_size=8
     )
+
+
+TORCH_SCRIPT = """
+import keras
+import numpy as np
+
+import keras_recurrent as kr
+from tests.layers import tree_lstm_cases as cases
+from tests.layers import tree_reference as reference
+
+trees = reference.mixed_trees()
+for cls, kind, kwargs, encoding in (
+    (kr.layers.ChildSumTreeLSTM, "child_sum", {}, (None, {})),
+    (kr.layers.NaryTreeLSTM, "nary", {"arity": 2}, (2, {"binarize": "left"})),
+):
+    inputs = reference.encode(
+        trees, encoding[0], cases.FEATURES, seed=0, **encoding[1]
+    )
+    layer, weights = cases.make_layer(
+        cls, inputs, return_nodes=True, return_state=True, **kwargs
+    )
+    expected_h, expected_c = reference.expected_states(
+        inputs, weights, kind, cases.UNITS
+    )
+    h, c = layer(inputs)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(h), expected_h, atol=1e-5
+    )
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(c), expected_c, atol=1e-5
+    )
+    # `fit` first infers output shapes on PyTorch's "meta" device (before
+    # the fix, on tensors of ones: children that are not a tree, an error).
+    model_inputs = kr.trees.tree_inputs(
+        inputs[1].shape[2], node_features=cases.FEATURES
+    )
+    states = cls(4, **kwargs)(list(model_inputs.values()))
+    model = keras.Model(model_inputs, keras.layers.Dense(1)(states))
+    model.compile(optimizer="adam", loss="mse")
+    feeds = dict(zip(model_inputs, inputs))
+    target = np.ones((len(inputs[2]), 1), "float32")
+    direct = np.mean(
+        (keras.ops.convert_to_numpy(model(feeds)) - target) ** 2
+    )
+    np.testing.assert_allclose(
+        model.evaluate(feeds, target, verbose=0), direct, rtol=1e-5
+    )
+    model.fit(feeds, target, epochs=1, verbose=0)
+print("ok", keras.backend.backend())
+"""

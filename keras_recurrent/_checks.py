@@ -1,0 +1,85 @@
+"""Argument checks shared by the whole package.
+
+Each returns the checked value (as a plain Python `int`/`float` where that
+matters) or raises a `ValueError` that names the argument and the value
+received.
+"""
+
+import numbers
+
+
+def is_positive_int(value):
+    """Whether `value` is an integer (not a bool) of at least 1."""
+    return (
+        isinstance(value, numbers.Integral)
+        and not isinstance(value, bool)
+        and value > 0
+    )
+
+
+def check_int(name, value, minimum, maximum=None, allow_none=False):
+    """Returns `value` as an `int`, or raises a `ValueError` naming it.
+
+    `value` must be an integer (not a bool) in `[minimum, maximum]`
+    (`maximum=None`: no upper bound), or `None` when `allow_none`.
+    """
+    if value is None and allow_none:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
+        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, "
+        bound += "" if maximum is None else f"{maximum}]"
+        raise ValueError(
+            f"Argument `{name}` must be an integer {bound}"
+            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+        )
+    return int(value)
+
+
+def check_positive_int(name, value, allow_none=False, allow_zero=False):
+    """Returns `value` as an `int` if it is a positive integer, else raises.
+
+    With `allow_zero`, zero passes too ("a non-negative integer"); with
+    `allow_none`, `None` passes and is returned.
+    """
+    if value is None and allow_none:
+        return None
+    lowest = 0 if allow_zero else 1
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < lowest
+    ):
+        kind = "non-negative" if allow_zero else "positive"
+        raise ValueError(
+            f"Argument `{name}` must be a {kind} integer"
+            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+        )
+    return int(value)
+
+
+def check_rate(name, value):
+    """Returns `value` as a `float` if it is in `[0, 1)`, else raises."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(
+            f"Argument `{name}` must be a float in [0, 1). "
+            f"Received: {name}={value!r}"
+        )
+    if not 0.0 <= value < 1.0:
+        raise ValueError(
+            f"Argument `{name}` must be in [0, 1). Received: {name}={value!r}"
+        )
+    return float(value)
+
+
+def check_bool(name, value):
+    """Returns `value` if it is a Python bool, else raises."""
+    if not isinstance(value, bool):
+        raise ValueError(
+            f"Argument `{name}` must be a boolean. Received: {name}={value!r}"
+        )
+    return value

@@ -1,0 +1,170 @@
+"""TFDS builder for the program evaluation task, generated locally."""
+
+import numpy as np
+import tensorflow_datasets as tfds
+
+from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
+from keras_recurrent.datasets.program_eval import program_eval
+from keras_recurrent.datasets.program_eval_config import ProgramEvalConfig
+from keras_recurrent.datasets.program_eval_vocabulary import (
+    PROGRAM_EVAL_VOCABULARY,
+)
+
+_CITATION = """\
+@article{zaremba2014learning,
+  title={Learning to Execute},
+  author={Zaremba, Wojciech and Sutskever, Ilya},
+  journal={arXiv preprint arXiv:1410.4615},
+  year={2014}
+}
+"""
+
+_SPLIT_INDEX = {"train": 0, "validation": 1, "test": 2}
+_LENGTHS = (1, 2, 3, 4, 5, 6)
+_NESTINGS = (1, 2, 3)
+
+
+def _ids(text):
+    return np.array(
+        [PROGRAM_EVAL_VOCABULARY[character] for character in text],
+        dtype=np.int32,
+    )
+
+
+def _tokens():
+    return tfds.features.Tensor(
+        shape=(None,), dtype=np.int32, encoding=tfds.features.Encoding.ZLIB
+    )
+
+
+class ProgramEval(tfds.core.GeneratorBasedBuilder):
+    """TFDS builder for program evaluation (`"program_eval"`).
+
+    The programs of "Learning to Execute" (Zaremba & Sutskever, 2014) and
+    what they print, as `kr.datasets.program_eval` writes them. Registered
+    with TFDS when `keras_recurrent.datasets` is imported. Nothing is
+    downloaded: split `train`, `validation` and `test` are generated with
+    `split=` the split's name (a hash of a program's text fixes its split,
+    as in the original, so the splits share no program) and seed
+    `(config.seed, 0)`, `(config.seed, 1)`, `(config.seed, 2)`; building
+    twice gives identical data. Examples are stored in generation order
+    (`disable_shuffling=True`).
+
+    Features:
+    - `program`, `target`: text, the program (lines joined by newlines)
+      and what it prints;
+    - `program_tokens`, `target_tokens`: int32 `(length,)`, the same
+      characters as ids of `kr.datasets.PROGRAM_EVAL_VOCABULARY` (without
+      the `@` and `.` that `kr.datasets.program_eval_arrays` adds);
+    - `operations`: the operations composed, in order, as class ids of
+      `kr.datasets.PROGRAM_EVAL_OPERATIONS`.
+
+    Supervised keys are `("program", "target")`.
+
+    Configs `length_L_nesting_N` for `L` in 1 to 6 and `N` in 1 to 3
+    (20000/1000/1000 examples, all six operations, seed 0); the default is
+    `length_6_nesting_3`, the original's target difficulty. Pass a
+    `ProgramEvalConfig` as `config=` for other difficulties, operations,
+    sizes or seeds.
+
+    Args:
+        data_dir: Directory to write and read the prepared data.
+        config: A config name or a `ProgramEvalConfig`.
+        **kwargs: Other `tfds.core.DatasetBuilder` arguments.
+
+    Example:
+
+    >>> import tensorflow_datasets as tfds
+    >>> import keras_recurrent as kr  # registers "program_eval"
+    >>> test = tfds.load("program_eval/length_2_nesting_2", split="test",
+    ...                  data_dir=data_dir)
+
+    Reference:
+        - [Zaremba & Sutskever, 2014. Learning to Execute](
+          https://arxiv.org/abs/1410.4615)
+    """
+
+    VERSION = tfds.core.Version("1.0.0")
+    RELEASE_NOTES = {"1.0.0": "Initial release."}
+    BUILDER_CONFIGS = [
+        ProgramEvalConfig(
+            name=f"length_{length}_nesting_{nesting}",
+            description=(
+                f"Numbers of {length} digits, {nesting} operations composed."
+            ),
+            length=length,
+            nesting=nesting,
+        )
+        for length in _LENGTHS
+        for nesting in _NESTINGS
+    ]
+    DEFAULT_BUILDER_CONFIG_NAME = "length_6_nesting_3"
+
+    # TFDS 4.9.10 finds a packaged builder's file through
+    # `importlib_resources`, which it only installs on Python < 3.9, so
+    # building fails with ModuleNotFoundError (tensorflow/datasets#11212).
+    # The file is known here; only its checksums sibling is looked up.
+    @tfds.core.utils.classproperty
+    @classmethod
+    def code_path(cls):
+        return tfds.core.Path(__file__)
+
+    def _info(self):
+        return tfds.core.DatasetInfo(
+            builder=self,
+            description=(
+                "Learning to Execute (Zaremba & Sutskever, 2014): short "
+                "Python programs of additions, subtractions, small "
+                "multiplications, variable assignments, if-else expressions "
+                "and small for-loops, and what they print."
+            ),
+            features=tfds.features.FeaturesDict(
+                {
+                    "program": tfds.features.Text(),
+                    "target": tfds.features.Text(),
+                    "program_tokens": _tokens(),
+                    "target_tokens": _tokens(),
+                    "operations": tfds.features.Sequence(
+                        tfds.features.ClassLabel(
+                            names=list(PROGRAM_EVAL_OPERATIONS)
+                        )
+                    ),
+                }
+            ),
+            supervised_keys=("program", "target"),
+            disable_shuffling=True,
+            homepage="https://github.com/wojciechz/learning_to_execute",
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        del dl_manager  # Everything is generated; nothing is downloaded.
+        return {
+            split: self._generate_examples(split, num_examples)
+            for split, num_examples in self.builder_config.split_sizes.items()
+        }
+
+    def _generate_examples(self, split, num_examples):
+        config = self.builder_config
+        data = program_eval(
+            num_examples,
+            config.length,
+            config.nesting,
+            operations=config.operations,
+            strategy=config.strategy,
+            split=split,
+            seed=(config.seed, _SPLIT_INDEX[split]),
+        )
+        for index in range(num_examples):
+            program = data["programs"][index]
+            target = data["targets"][index]
+            yield (
+                index,
+                {
+                    "program": program,
+                    "target": target,
+                    "program_tokens": _ids(program),
+                    "target_tokens": _ids(target),
+                    "operations": list(data["operations"][index]),
+                },
+            )

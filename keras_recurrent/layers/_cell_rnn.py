@@ -1,0 +1,136 @@
+"""What `LSTMVariant` and `GatedFeedbackRNN` share: a thin `RNN` of one cell."""
+
+import inspect
+
+import keras
+from keras import ops
+
+from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
+
+# Cell config keys that belong to the base Layer, not to the cell's math.
+_LAYER_KEYS = ("name", "trainable", "dtype")
+
+
+class CellRNN(keras.layers.RNN):
+    """An `RNN` layer that builds its cell from its own keyword arguments.
+
+    The keyword arguments that `cell_class` (or one of its bases in this
+    package) accepts go to the cell, the others to `keras.layers.RNN`; the
+    config is the cell's, flattened into the layer's, so `from_config` is
+    `cls(**config)`. The layer checks its inputs (rank 3, floating point),
+    makes the cell's dropout masks once per sequence before the time loop,
+    and resets them afterwards.
+
+    Subclasses pass their cell's explicit arguments as `cell_args`, and may
+    override `_loop_inputs` (what the time loop reads instead of the
+    sequences) and `_end_call` (cleanup after the loop).
+    """
+
+    def __init__(
+        self,
+        cell_class,
+        cell_args,
+        *,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        accepted = set()
+        for klass in cell_class.__mro__:
+            if klass.__module__.startswith("keras_recurrent.") and (
+                "__init__" in vars(klass)
+            ):
+                accepted.update(inspect.signature(klass.__init__).parameters)
+        accepted -= {"self", "kwargs"}
+        cell_kwargs = {
+            key: kwargs.pop(key) for key in list(kwargs) if key in accepted
+        }
+        cell = cell_class(
+            **cell_args,
+            **cell_kwargs,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name="cell",
+        )
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            zero_output_for_mask=zero_output_for_mask,
+            **kwargs,
+        )
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        sequences_shape = tuple(sequences_shape)
+        if len(sequences_shape) != 3:
+            raise ValueError(
+                f"{type(self).__name__} expects `inputs` of rank 3 "
+                "(batch, timesteps, features). "
+                f"Received: inputs.shape={sequences_shape}"
+            )
+        super().build(sequences_shape, initial_state_shape)
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        _check_float_inputs(self, sequences)
+        cell = self.cell
+        if training:
+            # One mask per sequence, made before the time loop. Keras' RNN
+            # does this too for cells with its (unexported) dropout mixin;
+            # doing it here keeps it so should that mixin go away.
+            cell.get_dropout_mask(sequences[:, 0, :])
+            batch_size = ops.shape(sequences)[0]
+            cell.get_recurrent_dropout_mask(
+                ops.zeros((batch_size, cell.state_size[0]), sequences.dtype)
+            )
+        try:
+            return super().call(
+                self._loop_inputs(sequences, training),
+                initial_state=initial_state,
+                mask=mask,
+                training=training,
+            )
+        finally:
+            self._end_call()
+            cell.reset_dropout_mask()
+            cell.reset_recurrent_dropout_mask()
+
+    def _loop_inputs(self, sequences, training):
+        """What the time loop feeds the cell; the sequences by default."""
+        del training
+        return sequences
+
+    def _end_call(self):
+        """Undoes what `_loop_inputs` set on the cell."""
+
+    @property
+    def units(self):
+        return self.cell.units
+
+    @property
+    def dropout(self):
+        return self.cell.dropout
+
+    @property
+    def recurrent_dropout(self):
+        return self.cell.recurrent_dropout
+
+    def get_config(self):
+        config = {
+            key: value
+            for key, value in self.cell.get_config().items()
+            if key not in _LAYER_KEYS
+        }
+        base_config = super().get_config()
+        del base_config["cell"]
+        return {**base_config, **config}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
