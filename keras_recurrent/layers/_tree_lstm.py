@@ -14,6 +14,7 @@ from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import on_meta_device
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
+from keras_recurrent.layers._weight_options import serialize_weight_options
 
 
 class TreeLSTMBase(keras.layers.Layer):
@@ -338,16 +339,9 @@ class TreeLSTMBase(keras.layers.Layer):
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
         }
-        for weight in ("kernel", "recurrent", "bias"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(
+            serialize_weight_options(self, ("kernel", "recurrent", "bias"))
+        )
         base_config = super().get_config()
         return {**base_config, **config}
 

@@ -11,6 +11,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._weight_options import serialize_weight_options
 from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
 
 # Pre-activation blocks of `kernel_j` per unit type (Keras' cell orders).
@@ -562,16 +563,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
         }
-        for weight in ("kernel", "recurrent", "bias"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(
+            serialize_weight_options(self, ("kernel", "recurrent", "bias"))
+        )
         base_config = super().get_config()
         return {**base_config, **config}
 

@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_edges
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # With `aggregation="auto"`, messages are summed with dense per-graph
 # adjacency matmuls when the count tensor has at most this many entries per
@@ -468,16 +469,9 @@ class GatedGraph(keras.layers.Layer):
                 self.recurrent_activation
             ),
         }
-        for weight in ("kernel", "recurrent", "bias"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(
+            serialize_weight_options(self, ("kernel", "recurrent", "bias"))
+        )
         base_config = super().get_config()
         return {**base_config, **config}
 

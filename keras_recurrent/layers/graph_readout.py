@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_inputs
+from keras_recurrent.layers._weight_options import serialize_weight_options
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -165,15 +166,6 @@ class GraphReadout(keras.layers.Layer):
             "gate_activation": activations.serialize(self.gate_activation),
             "use_bias": self.use_bias,
         }
-        for weight in ("kernel", "bias"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(serialize_weight_options(self, ("kernel", "bias")))
         base_config = super().get_config()
         return {**base_config, **config}

@@ -10,6 +10,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
 # structural switches of `LSTMVariantCell`; see the class docstring.
@@ -427,16 +428,11 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
             "projection_units": self.projection_units,
             "seed": self.seed,
         }
-        for weight in ("kernel", "recurrent", "bias", "peephole", "projection"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
+        config.update(
+            serialize_weight_options(
+                self, ("kernel", "recurrent", "bias", "peephole", "projection")
             )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        )
         base_config = super().get_config()
         return {**base_config, **config}
 

@@ -6,6 +6,8 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent.layers._weight_options import serialize_weight_options
+
 MODES = ("last", "mean", "max", "attention")
 
 # Masked scores before the softmax. The softmax runs in float32 (see `call`),
@@ -245,16 +247,9 @@ class SequencePooling(keras.layers.Layer):
             "return_attention_scores": self.return_attention_scores,
             "attention_units": self.attention_units,
         }
-        for weight in ("kernel", "bias", "context"):
-            config[f"{weight}_initializer"] = initializers.serialize(
-                getattr(self, f"{weight}_initializer")
-            )
-            config[f"{weight}_regularizer"] = regularizers.serialize(
-                getattr(self, f"{weight}_regularizer")
-            )
-            config[f"{weight}_constraint"] = constraints.serialize(
-                getattr(self, f"{weight}_constraint")
-            )
+        config.update(
+            serialize_weight_options(self, ("kernel", "bias", "context"))
+        )
         base_config = super().get_config()
         return {**base_config, **config}
 
