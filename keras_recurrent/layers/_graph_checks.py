@@ -6,6 +6,7 @@ from keras import ops
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_edge_problem
+from keras_recurrent.layers._concrete import concrete_numpy
 
 
 def unpack_graph_inputs(layer, inputs):
@@ -44,7 +45,7 @@ def check_edges(layer, edges, edge_types, node_mask, num_edge_types):
     `InvalidArgumentError`); other backends have no graph assertion that
     `keras.ops` offers, so traced checks are skipped there.
     """
-    arrays = _concrete_numpy(edges, edge_types, node_mask)
+    arrays = concrete_numpy(edges, edge_types, node_mask)
     if arrays is not None:
         problem = find_edge_problem(*arrays, num_edge_types=num_edge_types)
         if problem is not None:
@@ -128,28 +129,6 @@ def _assert_no_bad_edge(bad, message):
             first % num_edges,
         ],
     )
-
-
-def _concrete_numpy(*tensors):
-    """NumPy values of `tensors` when they are concrete, else `None`."""
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        if not tf.executing_eagerly():
-            return None
-    elif backend == "jax":
-        import jax
-
-        if any(isinstance(tensor, jax.core.Tracer) for tensor in tensors):
-            return None
-    elif backend == "torch":
-        if any(
-            getattr(t, "device", None) is not None and t.device.type == "meta"
-            for t in tensors
-        ):
-            return None
-    return [ops.convert_to_numpy(tensor) for tensor in tensors]
 
 
 def _shape(shape):

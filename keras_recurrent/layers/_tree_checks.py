@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
@@ -49,7 +50,7 @@ def check_children(layer, children, node_mask):
     graph assertion that `keras.ops` offers, so traced checks are skipped
     there.
     """
-    arrays = _concrete_numpy(children, node_mask)
+    arrays = concrete_numpy(children, node_mask)
     if arrays is not None:
         problem = find_tree_problem(*arrays)
         if problem is not None:
@@ -146,34 +147,3 @@ def _assert_no_bad_node(children, checks):
         )
     with tf.control_dependencies(asserts):
         return tf.identity(children)
-
-
-def on_meta_device(*tensors):
-    """Whether PyTorch tensors are on the `"meta"` device (shape inference).
-
-    Keras' PyTorch backend infers output shapes by calling a layer on such
-    tensors (e.g. when `fit` builds a functional model); they hold no data,
-    so the layers answer with zeros of the right shape.
-    """
-    return keras.backend.backend() == "torch" and any(
-        getattr(t, "device", None) is not None and t.device.type == "meta"
-        for t in tensors
-    )
-
-
-def _concrete_numpy(*tensors):
-    """NumPy values of `tensors` when they are concrete, else `None`."""
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        if not tf.executing_eagerly():
-            return None
-    elif backend == "jax":
-        import jax
-
-        if any(isinstance(tensor, jax.core.Tracer) for tensor in tensors):
-            return None
-    elif on_meta_device(*tensors):
-        return None
-    return [ops.convert_to_numpy(tensor) for tensor in tensors]

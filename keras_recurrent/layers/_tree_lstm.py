@@ -10,9 +10,9 @@ from keras import regularizers
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
-from keras_recurrent.layers._tree_checks import on_meta_device
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
