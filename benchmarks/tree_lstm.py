@@ -6,8 +6,9 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
 
 - (a) `level`: `Embedding` -> `kr.layers.ChildSumTreeLSTM` (or
   `NaryTreeLSTM` on the binary gold trees with `--cell nary`) -> `Dense(10)`;
-  the layer updates every node of every tree at one height in one batched
-  step, so a batch takes `height` sequential steps.
+  the layer computes the leaves at once, then updates every inner node of
+  every tree at one level in one batched step, so a batch takes `height`
+  sequential steps.
 - (b) `node`: the same layers and weights, but the tree recursion runs one
   node at a time: the input projection of the real nodes in one matmul (as
   in (a) and DGL), then a `tf.while_loop` over the real nodes of the batch

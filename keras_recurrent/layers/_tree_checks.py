@@ -62,6 +62,27 @@ def check_children(layer, children, node_mask):
         return children
     real = ops.cast(node_mask, "bool")
     num_nodes = ops.shape(children)[1]
+    # All problems in a few ops: a real node's children must lie in
+    # [-1, its own index), a padding node's must be -1, and the real nodes
+    # must come first (then a child before a real parent is real, too).
+    # Only when one of them fails are the checks below run, to say which.
+    node_index = ops.reshape(ops.arange(num_nodes, dtype="int32"), (1, -1))
+    upper = ops.expand_dims(ops.where(real, node_index - 1, -1), -1)
+    any_bad = ops.logical_or(
+        ops.any(
+            ops.logical_or(ops.less(children, -1), ops.greater(children, upper))
+        ),
+        ops.any(ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])),
+    )
+    any_bad = ops.logical_or(any_bad, ops.any(_shared_children(children)))
+    return _assert_no_bad_node(
+        children, any_bad, lambda: _named_checks(layer, children, real)
+    )
+
+
+def _named_checks(layer, children, real):
+    """Each check of `check_children` alone: `(bad, message)` pairs."""
+    num_nodes = ops.shape(children)[1]
     is_child = ops.not_equal(children, -1)
     padding_first = ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])
     out_of_range = ops.logical_and(
@@ -88,6 +109,7 @@ def check_children(layer, children, node_mask):
     not_before = ops.logical_and(
         in_range, ops.greater_equal(children, node_index)
     )
+    shared = ops.expand_dims(_shared_children(children), -1)
     prefix = f"{type(layer).__name__} {layer.name!r}: "
     checks = [
         (
@@ -112,38 +134,86 @@ def check_children(layer, children, node_mask):
             "`children` must be in topological order: every child's index "
             "smaller than its parent's (no cycles).",
         ),
+        (
+            shared,
+            "`children` must form trees: every node is the child of at "
+            "most one node.",
+        ),
     ]
-    return _assert_no_bad_node(
-        children, [(bad, prefix + message) for bad, message in checks]
+    return [(bad, prefix + message) for bad, message in checks]
+
+
+def _shared_children(children):
+    """`(batch, N)`: true for the children of more than one node.
+
+    The level loop needs trees: a node with two parents would be put one
+    level below only one of them. (Two slots of one parent naming the same
+    child are fine: the child is read twice.)
+    """
+    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+    width = ops.shape(children)[2]
+    total = batch_size * num_nodes
+    offsets = ops.reshape(
+        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
+    )
+    # Empty (or bad) slots count for an extra row, dropped after.
+    rows = ops.reshape(
+        ops.where(
+            ops.logical_and(
+                ops.greater_equal(children, 0), ops.less(children, num_nodes)
+            ),
+            children + offsets,
+            total,
+        ),
+        (-1,),
+    )
+    parents = ops.reshape(
+        ops.broadcast_to(
+            ops.reshape(ops.arange(total, dtype="int32"), (-1, 1)),
+            (total, width),
+        ),
+        (-1,),
+    )
+    # Without a parent, `first` is the largest integer and `last` the
+    # smallest; with one, they are equal.
+    first = ops.segment_min(parents, rows, num_segments=total + 1)
+    last = ops.segment_max(parents, rows, num_segments=total + 1)
+    return ops.reshape(
+        ops.less(first[:total], last[:total]), (batch_size, num_nodes)
     )
 
 
-def _assert_no_bad_node(children, checks):
+def _assert_no_bad_node(children, any_bad, named_checks):
     """Run-time assertions in a traced TensorFlow graph (TF backend only).
 
     `keras.ops` has no assertion, so this is the one place that uses
-    TensorFlow directly. The returned copy of `children` depends on every
-    assertion. Under XLA (`jit_compile=True`) `Assert` compiles to a no-op;
-    the tree layers set `supports_jit = False`.
+    TensorFlow directly. `named_checks()` builds the `(bad, message)` pairs;
+    it only runs, in a `tf.cond` branch, when `any_bad` is true. The
+    returned copy of `children` depends on the result. Under XLA
+    (`jit_compile=True`) `Assert` compiles to a no-op; the tree layers set
+    `supports_jit = False`.
     """
     import tensorflow as tf
 
-    asserts = []
-    for bad, message in checks:
-        any_bad = ops.any(bad, axis=-1)
-        flat = ops.reshape(any_bad, (-1,))
-        first = ops.argmax(ops.cast(flat, "int32"))
-        num_nodes = ops.shape(any_bad)[1]
-        asserts.append(
-            tf.debugging.Assert(
-                ops.logical_not(ops.any(flat)),
-                [
-                    message,
-                    "First bad node (tree, node):",
-                    first // num_nodes,
-                    first % num_nodes,
-                ],
+    def fail():
+        asserts = []
+        for bad, message in named_checks():
+            any_bad = ops.any(bad, axis=-1)
+            flat = ops.reshape(any_bad, (-1,))
+            first = ops.argmax(ops.cast(flat, "int32"))
+            num_nodes = ops.shape(any_bad)[1]
+            asserts.append(
+                tf.debugging.Assert(
+                    ops.logical_not(ops.any(flat)),
+                    [
+                        message,
+                        "First bad node (tree, node):",
+                        first // num_nodes,
+                        first % num_nodes,
+                    ],
+                )
             )
-        )
-    with tf.control_dependencies(asserts):
-        return tf.identity(children)
+        with tf.control_dependencies(asserts):
+            return tf.identity(children)
+
+    return tf.cond(any_bad, fail, lambda: tf.identity(children))

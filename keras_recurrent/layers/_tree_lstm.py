@@ -28,11 +28,13 @@ class TreeLSTMBase(keras.layers.Layer):
     the states of the children `(M, K, units)` (zeros in empty slots) of
     `M` nodes to their new `(h, c)`.
 
-    `call` sorts the real nodes of the whole batch by height once, so that
-    each level is a contiguous block of rows; the states live in two arrays
+    `call` sorts the real nodes of the whole batch by level once (the
+    leaves first, then the inner nodes, deepest first), so that each level
+    is a contiguous block of rows; the states live in two arrays
     `(real nodes + 1, units)` in that order (the last row is the zero state
-    of empty slots), and a level reads its children with one gather per
-    array and writes its block of rows.
+    of empty slots). The leaves are computed at once, before the loop;
+    each step of the loop reads the children of one level of inner nodes
+    with one gather per array and writes their block of rows.
     """
 
     # A level is a block of rows whose size depends on the data: a dynamic
@@ -138,6 +140,13 @@ class TreeLSTMBase(keras.layers.Layer):
         """What `_update` reads of the weights, prepared once per call."""
         return self.recurrent_kernel
 
+    def _project(self, x):
+        """The input projection `(M, 4 * units)` of node inputs `x`."""
+        projected = ops.matmul(x, self.kernel)
+        if self.use_bias:
+            projected = projected + self.bias
+        return projected
+
     def _bias_initializer(self, shape, dtype=None):
         del shape
         units = self.units
@@ -182,10 +191,11 @@ class TreeLSTMBase(keras.layers.Layer):
         total = batch_size * num_nodes
 
         # Node v of tree b is row b * N + v of the flat node arrays. The
-        # real nodes are then sorted by height: level `l` is the contiguous
-        # block `bounds[l]:bounds[l + 1]` of this order, and the states `h`
-        # and `c` of the real nodes live in two arrays in the same order,
-        # plus a last all-zero row that empty child slots read.
+        # real nodes are sorted by level (`_node_levels`): the leaves
+        # (level 0) first, then the inner nodes, deepest first. Level `l`
+        # is the contiguous block `bounds[l]:bounds[l + 1]` of this order;
+        # the states `h` and `c` of the real nodes live in two arrays in
+        # the same order, plus a last all-zero row that empty slots read.
         offsets = ops.reshape(
             ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
         )
@@ -194,35 +204,36 @@ class TreeLSTMBase(keras.layers.Layer):
             (total, width),
         )
         num_real = ops.sum(ops.cast(real, "int32"))
-        minus_one = ops.full((1,), -1, dtype="int32")
-        # First the real rows alone (in any order), then by height.
-        real_rows, real_children, real_position = _compact(
-            ops.where(real, 0, 1), rows, num_real
-        )
-        heights = _node_heights(
-            ops.where(ops.less(real_children, 0), num_real, real_children),
-            ops.ones((num_real,), dtype="bool"),
-            num_real,
-        )
+        levels = _node_levels(rows, real)
         # Not `ops.max(..., initial=-1)`: with PyTorch it puts `initial` on
         # the CPU, next to CUDA tensors.
-        num_levels = ops.max(ops.concatenate([heights, minus_one])) + 1
-        by_height, child_positions, height_position = _compact(
-            heights, real_children, num_real
+        num_levels = (
+            ops.max(ops.concatenate([levels, ops.full((1,), -1, "int32")])) + 1
         )
-        order = ops.take(real_rows, by_height)
+        num_leaves = ops.sum(
+            ops.cast(ops.logical_and(real, ops.equal(levels, 0)), "int32")
+        )
+        # One sort puts the real rows first, by level; `position` is the
+        # inverse permutation (padding rows: `>= num_real`).
+        by_level = ops.cast(
+            ops.argsort(ops.where(real, levels, total)), "int32"
+        )
+        position = ops.cast(ops.argsort(by_level), "int32")
+        order = by_level[:num_real]
         bounds = ops.cast(
             ops.searchsorted(
-                ops.take(heights, by_height),
+                ops.take(levels, order),
                 ops.arange(num_levels + 1, dtype="int32"),
             ),
             "int32",
         )
-        child_positions = ops.where(
-            ops.less(child_positions, 0), num_real, child_positions
+        inner_children = ops.take(rows, order[num_leaves:], axis=0)
+        inner_slots = ops.where(
+            ops.less(inner_children, 0),
+            num_real,
+            ops.take(position, ops.maximum(inner_children, 0)),
         )
 
-        # The input projection of every real node at once, before the loop.
         x = ops.take(
             ops.reshape(
                 ops.cast(node_inputs, self.compute_dtype),
@@ -233,59 +244,82 @@ class TreeLSTMBase(keras.layers.Layer):
         )
         if training and self.dropout > 0:
             x = keras.random.dropout(x, self.dropout, seed=self.seed_generator)
-        projected = ops.matmul(x, self.kernel)
-        if self.use_bias:
-            projected = projected + self.bias
 
+        # The leaves have no children: with zero child states the cell
+        # reduces to c = i * u, h = o * tanh(c), computed for all of them
+        # at once, before the loop (most nodes are leaves).
+        x_i, _, x_o, x_u = ops.split(self._project(x[:num_leaves]), 4, axis=-1)
+        leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
+        leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
+
+        # The loop updates the inner nodes, one level per step. With
+        # TensorFlow, every tensor the loop reads rows of gets a dense
+        # gradient per step, so it reads only the inner nodes' rows, and
+        # their inputs rather than their projections when those are
+        # narrower (projecting them in the loop).
+        inner_x = x[num_leaves:]
+        project_in_loop = self.kernel.shape[0] < 4 * units
+        if not project_in_loop:
+            inner_x = self._project(inner_x)
         recurrent_mask = None
         if training and self.recurrent_dropout > 0:
             # One mask per tree, as Keras' recurrent dropout keeps one per
             # sequence; a node's children are in its tree, so each node
             # applies the mask of its own tree to its children's `h`.
-            recurrent_mask = keras.random.dropout(
-                ops.ones((batch_size, units), dtype=self.compute_dtype),
-                self.recurrent_dropout,
-                seed=self.seed_generator,
-            )
             recurrent_mask = ops.take(
-                recurrent_mask, ops.floor_divide(order, num_nodes), axis=0
+                keras.random.dropout(
+                    ops.ones((batch_size, units), dtype=self.compute_dtype),
+                    self.recurrent_dropout,
+                    seed=self.seed_generator,
+                ),
+                ops.floor_divide(order[num_leaves:], num_nodes),
+                axis=0,
             )
         weights = self._level_weights()
 
         def body(level, h, c):
             start, stop = bounds[level], bounds[level + 1]
-            slots = child_positions[start:stop]
+            block = ops.arange(start - num_leaves, stop - num_leaves)
+            # A slice, not `take` (which adds five ops to wrap negative
+            # indices): `inner_slots` has no gradient.
+            slots = inner_slots[start - num_leaves : stop - num_leaves]
             child_h = ops.take(h, slots, axis=0)
             if recurrent_mask is not None:
                 child_h = child_h * ops.expand_dims(
-                    recurrent_mask[start:stop], 1
+                    ops.take(recurrent_mask, block, axis=0), 1
                 )
+            projected = ops.take(inner_x, block, axis=0)
+            if project_in_loop:
+                projected = self._project(projected)
             new_h, new_c = self._update(
-                weights, projected[start:stop], child_h, ops.take(c, slots, 0)
+                weights, projected, child_h, ops.take(c, slots, axis=0)
             )
             # The level's nodes are the rows `start:stop`: a scatter into
-            # them (`slice_update` has no TensorFlow gradient, and
-            # concatenating the three parts measured slower).
-            rows = ops.expand_dims(ops.arange(start, stop, dtype="int32"), -1)
+            # them (`slice_update` has no TensorFlow gradient; slicing
+            # `inner_x` instead of `take`, concatenating the three parts
+            # here, and one `[h, c]` array all measured slower).
+            rows = ops.expand_dims(block + num_leaves, -1)
             return (
                 level + 1,
                 ops.scatter_update(h, rows, new_h),
                 ops.scatter_update(c, rows, new_c),
             )
 
-        # Separate `h` and `c` arrays measured faster than one `[h, c]`.
-        zeros = ops.zeros((num_real + 1, units), dtype=self.compute_dtype)
+        inner_zeros = ops.zeros(
+            (num_real - num_leaves + 1, units), dtype=self.compute_dtype
+        )
         _, h, c = ops.while_loop(
             lambda level, h, c: ops.less(level, num_levels),
             body,
-            (ops.convert_to_tensor(0, dtype="int32"), zeros, zeros),
+            (
+                ops.convert_to_tensor(1, dtype="int32"),
+                ops.concatenate([leaf_h, inner_zeros]),
+                ops.concatenate([leaf_c, inner_zeros]),
+            ),
         )
 
         # Where each flat row sits in `order` (padding rows: the zero row).
-        position = ops.take(
-            ops.concatenate([height_position, ops.reshape(num_real, (1,))]),
-            ops.minimum(real_position, num_real),
-        )
+        position = ops.minimum(position, num_real)
         if self.return_nodes:
             outputs = [
                 ops.reshape(
@@ -346,47 +380,56 @@ class TreeLSTMBase(keras.layers.Layer):
         return {**base_config, **config}
 
 
-def _node_heights(rows, real, num_nodes):
-    """The height of every node (a leaf is 0), `-1` for padding nodes.
+def _node_levels(rows, real):
+    """The level of every row: 0 for leaves, then deepest nodes first.
 
-    `rows` `(total, K)` are the children's rows, `total` for an empty slot.
-    Iterates `height = 1 + max(children's heights)` from zero to its fixed
-    point, which takes the tree height plus one steps (at most `N`).
+    `rows` `(total, K)` are the children's rows, `-1` for an empty slot;
+    every node has at most one parent. An inner node at depth `d` (its
+    distance from the root) gets level `1 + D - d`, where `D` is the
+    largest depth of an inner node, so its inner children (depth `d + 1`)
+    come one level earlier and its leaves at level 0. The depths come from
+    pointer jumping: `log2(depth)` steps, not one per level.
     """
-    total = ops.shape(rows)[0]
-    minus_one = ops.full((1,), -1, dtype="int32")
-    # One more empty slot, so that the max below has a column even when
-    # `K` is 0, without `ops.max(..., initial=-1)` (which, with PyTorch,
-    # puts `initial` on the CPU next to CUDA tensors).
-    rows = ops.concatenate(
-        [rows, ops.full((total, 1), total, dtype="int32")], axis=1
-    )
+    total, width = ops.shape(rows)[0], ops.shape(rows)[1]
+    indices = ops.arange(total, dtype="int32")
+    flat = ops.reshape(rows, (-1,))
+    # Parent of every row (roots and padding: themselves); empty slots
+    # count for an extra row, dropped after.
+    parent = ops.segment_max(
+        ops.reshape(
+            ops.broadcast_to(ops.expand_dims(indices, 1), (total, width)),
+            (-1,),
+        ),
+        ops.where(ops.less(flat, 0), total, flat),
+        num_segments=total + 1,
+    )[:total]
+    parent = ops.where(ops.less(parent, 0), indices, parent)
 
-    def body(heights, changed):
-        extended = ops.concatenate([heights, minus_one])
-        new = ops.max(ops.take(extended, rows, axis=0), axis=1) + 1
-        return new, ops.any(ops.not_equal(new, heights))
+    def body(depth, ancestor, changed):
+        # `depth` is the distance to `ancestor`; jump to its ancestor.
+        jumped = ops.take(ancestor, ancestor)
+        return (
+            depth + ops.take(depth, ancestor),
+            jumped,
+            ops.any(ops.not_equal(jumped, ancestor)),
+        )
 
-    heights, _ = ops.while_loop(
-        lambda heights, changed: changed,
+    depth, _, _ = ops.while_loop(
+        lambda depth, ancestor, changed: changed,
         body,
-        (ops.zeros((total,), dtype="int32"), ops.convert_to_tensor(True)),
-        maximum_iterations=num_nodes + 1,
+        (
+            ops.cast(ops.not_equal(parent, indices), "int32"),
+            parent,
+            ops.convert_to_tensor(True),
+        ),
+        # Enough for any forest; bounds the loop on a cycle, which the
+        # checks reject only where they run (eagerly, or TensorFlow).
+        maximum_iterations=total + 1,
     )
-    return ops.where(real, heights, -1)
-
-
-def _compact(keys, children, count):
-    """Sorts rows by `keys` and keeps the first `count` of them.
-
-    Returns the kept rows `order` `(count,)`, their `children` rows
-    renumbered to positions in `order` (negative values stay `-1`; all
-    children must be among the kept rows), and the position in the sorted
-    order of every row (`>= count` for the rows left out).
-    """
-    order = ops.cast(ops.argsort(keys), "int32")
-    position = ops.cast(ops.argsort(order), "int32")
-    order = order[:count]
-    kept = ops.take(children, order, axis=0)
-    renumbered = ops.take(position, ops.maximum(kept, 0))
-    return order, ops.where(ops.less(kept, 0), -1, renumbered), position
+    inner = ops.logical_and(real, ops.any(ops.greater_equal(rows, 0), axis=1))
+    deepest = ops.max(
+        ops.concatenate(
+            [ops.where(inner, depth, -1), ops.full((1,), -1, "int32")]
+        )
+    )
+    return ops.where(inner, 1 + deepest - depth, 0)

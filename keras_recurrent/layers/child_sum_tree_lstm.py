@@ -36,23 +36,25 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     (`return_nodes` gives its `return_sequences`), with the gate blocks of
     every weight reordered from `[i, f, o, u]` to Keras' `[i, f, c, o]`.
 
-    The computation is level-batched: node heights come from `children`
-    (a leaf has height 0), the real nodes of the batch are sorted by height
-    once, the input projection `x W + b` of all of them is one matmul
-    before the loop, and each step of the loop updates every node of every
-    tree at one height together (a contiguous block of the sorted nodes).
-    The number of sequential steps is the height of the tallest tree plus
-    one, not the number of nodes. Batch size, `N`, `K` and the heights may
-    all be dynamic, in a `tf.function`, `fit` or a SavedModel. Padding
-    nodes are never read and their states are zero. Models with this layer
-    run without XLA (`supports_jit = False`): the size of a level depends
-    on the data.
+    The computation is level-batched: the real nodes of the batch are
+    sorted once by level, computed from `children`: the leaves first, all
+    at once, then the inner nodes by depth, deepest first, so that every
+    inner child of a node is one level before it. Each step of the loop
+    updates every inner node of every tree at one level together (a
+    contiguous block of the sorted nodes). The number of sequential steps
+    is the height of the tallest tree, not the number of nodes. Batch size,
+    `N`, `K` and the heights may all be dynamic, in a `tf.function`, `fit`
+    or a SavedModel. Padding nodes are never read and their states are
+    zero. Models with this layer run without XLA (`supports_jit = False`):
+    the size of a level depends on the data.
 
     Nodes must be in topological order: every child's index smaller than
-    its parent's, the real nodes first, the root the last real node. Bad
-    `children` (an index out of range, not smaller than its parent's, on
-    or to a padding node) raise a `ValueError` on eager tensors and, inside
-    a traced TensorFlow function, an `InvalidArgumentError` at run time.
+    its parent's, the real nodes first, the root the last real node, and
+    form trees: no node is the child of two nodes. Bad `children` (an
+    index out of range, not smaller than its parent's, on or to a padding
+    node, a child of two nodes) raise a `ValueError` on eager tensors and,
+    inside a traced TensorFlow function, an `InvalidArgumentError` at run
+    time.
 
     Weights, with gate blocks in the order `[i, f, o, u]`:
 

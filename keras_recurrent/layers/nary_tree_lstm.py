@@ -40,7 +40,7 @@ class NaryTreeLSTM(TreeLSTMBase):
     multiply empty slots, whose `c` is zero).
 
     The computation is level-batched as in `kr.layers.ChildSumTreeLSTM`
-    (one input projection before the loop, one step per height, dynamic
+    (the leaves at once, then one step per level of inner nodes, dynamic
     shapes, no XLA), with the same input checks; in addition, `children`
     must have exactly `arity` slots (a `ValueError` when the layer is
     built).

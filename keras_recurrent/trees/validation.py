@@ -114,6 +114,14 @@ def find_tree_problem(children, node_mask):
             "smaller than its parent's (no cycles). Received: "
             f"children[{tree}, {node}]={children[tree, node].tolist()}"
         )
+    for tree, node in zip(*np.nonzero(real), strict=True):
+        parents = np.unique(np.nonzero(children[tree] == node)[0])
+        if len(parents) > 1:
+            return (
+                "`children` must form trees: every node is the child of at "
+                f"most one node. Received: node {node} of tree {tree} is a "
+                f"child of nodes {parents.tolist()}"
+            )
     return None
 
 

@@ -63,7 +63,9 @@ def _keras_order(weight):
     return np.concatenate([i, f, u, o], axis=-1)
 
 
-def test_node_heights_and_number_of_steps():
+def test_node_levels():
+    # Leaves at level 0; inner nodes by depth, deepest first, so that a
+    # node's inner children are one level before it.
     batch = kr.trees.encode_trees(
         [("a", ("b", ("c", "d"))), ("s", "1", "2", "3"), "x"],
         vocabulary=lambda label: 0,
@@ -71,14 +73,14 @@ def test_node_heights_and_number_of_steps():
     rows = np.where(
         batch["children"] >= 0,
         batch["children"] + 4 * np.arange(3)[:, None, None],
-        12,
+        -1,
     ).reshape(12, -1)
-    heights = _tree_lstm._node_heights(
-        rows, batch["node_mask"].reshape(-1).astype(bool), 4
+    levels = _tree_lstm._node_levels(
+        rows, batch["node_mask"].reshape(-1).astype(bool)
     )
     np.testing.assert_array_equal(
-        np.asarray(heights).reshape(3, 4),
-        [[0, 1, 2, 3], [0, 0, 0, 1], [0, -1, -1, -1]],
+        np.asarray(levels).reshape(3, 4),
+        [[0, 1, 2, 3], [0, 0, 0, 3], [0, 0, 0, 0]],
     )
 
 
@@ -172,6 +174,10 @@ def test_bad_shapes_and_structure():
 
 def test_bad_children_raise_eagerly_and_at_run_time():
     cases.check_bad_children(LAYER, _inputs())
+
+
+def test_a_shared_child_is_an_error():
+    cases.check_shared_child(LAYER)
 
 
 def test_trains_under_mirrored_strategy_like_on_one_device():

@@ -140,5 +140,9 @@ def test_bad_children_raise_eagerly_and_at_run_time():
     cases.check_bad_children(LAYER, _inputs())
 
 
+def test_a_shared_child_is_an_error():
+    cases.check_shared_child(LAYER, arity=2)
+
+
 def test_trains_under_mirrored_strategy_like_on_one_device():
     cases.check_mirrored(LAYER, lambda trees: _inputs(trees))

@@ -228,6 +228,39 @@ def check_bad_children(cls, inputs, **kwargs):
             traced(*corrupt)
 
 
+def check_shared_child(cls, **kwargs):
+    """A node that is the child of two nodes is not a tree: the level
+    loop would order it below one parent only."""
+    inputs = [
+        np.array(array)
+        for array in encode_small(
+            [("r", ("p", "a", "b"), "c"), ("d", "e")], **kwargs
+        )
+    ]
+    # Tree 0: nodes a, b, p, c, r; leaf c (node 3) also gets a (node 0).
+    inputs[1][0, 3, 0] = 0
+    layer, _ = make_layer(cls, inputs, name="tree", **kwargs)
+    with pytest.raises(ValueError, match="at most one node.*node 0 of tree 0"):
+        layer(inputs)
+    with pytest.raises(ValueError, match="nodes \\[2, 3\\]"):
+        kr.trees.validate_tree_tensors(inputs[1], inputs[2])
+    traced = tf.function(lambda *tensors: layer(list(tensors)))
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=f"{cls.__name__} .*tree.*at most one node.*"
+        "\\(tree, node\\).*\\[0\\] \\[0\\]",
+    ):
+        traced(*inputs)
+
+
+def encode_small(trees, arity=None):
+    batch = kr.trees.encode_trees(
+        trees, vocabulary=lambda label: 0, num_children=2
+    )
+    node_inputs = np.ones(batch["node_mask"].shape + (FEATURES,), "float32")
+    return [node_inputs, batch["children"], batch["node_mask"]]
+
+
 def mirrored_trees():
     return [
         ("a", ("b", "c", "d"), "e"),

@@ -183,3 +183,9 @@ def test_validate_tree_tensors_errors():
     # Two slots naming one child is not a tree, but still topological: the
     # layers accept it (the child is read twice).
     kr.trees.validate_tree_tensors(children, batch["node_mask"])
+    children = kr.trees.encode_trees(["(1 (2 3) 4)"])["children"].copy()
+    children[0, 2, 0] = 0  # Leaf "4" also gets leaf "3", a child of "2".
+    with pytest.raises(
+        ValueError, match="node 0 of tree 0 .* nodes \\[1, 2\\]"
+    ):
+        kr.trees.validate_tree_tensors(children, np.ones((1, 4), "int32"))
