@@ -100,47 +100,49 @@ def _task_16(rng, question_type):
     return facts, [([asked], 0, answer)], None
 
 
-def _reachable(num_entities, arcs):
-    """`reach[a][b]` is True when a path of `arcs` leads from a to b."""
-    reach = np.zeros((num_entities, num_entities), dtype=bool)
-    for a, b in arcs:
-        reach[a, b] = True
-    for middle in range(num_entities):
-        reach |= reach[:, middle : middle + 1] & reach[middle : middle + 1, :]
-    return reach
+def _two_step_pairs(num_entities, arcs):
+    """Pairs `(a, b)` whose shortest path of `arcs` has exactly two arcs."""
+    after = [[b for x, b in arcs if x == a] for a in range(num_entities)]
+    pairs = []
+    for a in range(num_entities):
+        first = set(after[a])
+        second = {c for b in first for c in after[b]} - first - {a}
+        pairs.extend((a, c) for c in sorted(second))
+    return pairs
 
 
 def _task_18(rng, question_type):
-    # Six objects of distinct sizes and 4 to 9 facts `big > small` (the
-    # paper's encoding states every size fact, "bigger than" or "fits
-    # inside", as `>`). Each question compares two objects whose order
-    # follows from the facts by transitivity but is not stated; a story asks
-    # 1 to 4 of them, as bAbI does. "eval x > y" is true iff x is bigger.
+    # As bAbI's `Size` task (facebookarchive/bAbI-tasks, `babi/tasks/
+    # Size.lua`, default `steps=2`): six objects of distinct sizes; first
+    # two facts `x > y > z` on three objects in size order, then 2 to 7
+    # more facts `big > small` on random pairs, each kept only if some pair
+    # is still two steps apart (100 tries). The paper's encoding states
+    # every size fact, "bigger than" or "fits inside", as `>`. The
+    # questions compare objects whose shortest chain of facts has exactly
+    # two steps; a story asks about every such pair, as bAbI does, in a
+    # random direction (as in the paper's data, where half the answers are
+    # false). "eval x > y" is true iff x is bigger.
     num_objects = 6
-    pairs = [
-        (a, b) for a in range(num_objects) for b in range(a + 1, num_objects)
+    by_size = rng.permutation(num_objects)  # Biggest first.
+    first = np.sort(rng.choice(num_objects, 3, replace=False))
+    arcs = [
+        (int(by_size[first[0]]), int(by_size[first[1]])),
+        (int(by_size[first[1]]), int(by_size[first[2]])),
     ]
-    while True:
-        sizes = rng.permutation(num_objects)
-        num_facts = int(rng.integers(4, 10))
-        chosen = rng.choice(len(pairs), size=num_facts, replace=False)
-        facts = []
-        for index in chosen:
-            a, b = pairs[index]
-            facts.append((a, 0, b) if sizes[a] > sizes[b] else (b, 0, a))
-        arcs = [(big, small) for big, _, small in facts]
-        reach = _reachable(num_objects, arcs)
-        candidates = [
-            (big, small)
-            for big in range(num_objects)
-            for small in range(num_objects)
-            if reach[big, small] and (big, small) not in arcs
-        ]
-        if candidates:
-            break
-    num_questions = min(len(candidates), int(rng.integers(1, 5)))
+    for _ in range(int(rng.integers(2, 8))):
+        for _ in range(100):
+            i, j = np.sort(rng.choice(num_objects, 2, replace=False))
+            arc = (int(by_size[i]), int(by_size[j]))
+            if arc in arcs:
+                continue
+            if _two_step_pairs(num_objects, arcs + [arc]):
+                arcs.append(arc)
+                break
+    facts = [(big, 0, small) for big, small in arcs]
+    facts = [facts[int(i)] for i in rng.permutation(len(facts))]
+    candidates = _two_step_pairs(num_objects, arcs)
     questions = []
-    for index in rng.choice(len(candidates), num_questions, replace=False):
+    for index in rng.permutation(len(candidates)):
         big, small = candidates[int(index)]
         answer = int(rng.integers(2))
         arguments = [big, small] if answer == 1 else [small, big]

@@ -38,12 +38,13 @@ def babi_graph(task, num_examples, *, question_type=None, seed=0):
       but the asked one with their colour (`has_color`); the colour is the
       same for a whole species, and another animal of the asked one's
       species is always there to induce it from.
-    - `"task_18"`, size reasoning: up to six objects and 4 to 9 facts
-      `x > y` (the paper's encoding, which writes every size fact, "is
-      bigger than" or "fits inside", as `>`); `eval G > A` asks about two
-      objects whose order follows from the facts by transitivity, never one
-      stated outright; the answer is the class 1 (true) or 0 (false), each
-      with probability 1/2. Each story asks 1 to 4 such questions.
+    - `"task_18"`, size reasoning, as bAbI's `Size` task with its default
+      two inference steps: six objects and 4 to 9 facts `x > y` (the
+      paper's encoding, which writes every size fact, "is bigger than" or
+      "fits inside", as `>`); `eval G > A` asks about two objects whose
+      shortest chain of facts has exactly two steps; the answer is the
+      class 1 (true) or 0 (false), each with probability 1/2. Each story
+      asks about every such pair (1 to 7 questions, mostly 1 to 4).
     - `"task_19"`, path finding: five rooms on a grid, joined by four
       direction facts into a tree; `eval path G A` asks for the two
       directions leading from G to A (always two steps apart); the answer

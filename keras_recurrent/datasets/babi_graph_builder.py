@@ -80,8 +80,12 @@ class BabiGraph(tfds.core.GeneratorBasedBuilder):
           Set of Prerequisite Toy Tasks](https://arxiv.org/abs/1502.05698)
     """
 
-    VERSION = tfds.core.Version("1.0.0")
-    RELEASE_NOTES = {"1.0.0": "Initial release."}
+    VERSION = tfds.core.Version("1.1.0")
+    RELEASE_NOTES = {
+        "1.0.0": "Initial release.",
+        "1.1.0": "task_18 as bAbI's Size task: questions two facts apart, "
+        "every such pair asked.",
+    }
     BUILDER_CONFIGS = [
         BabiGraphConfig(name=name, description=task.description)
         for name, task in BABI_GRAPH_TASKS.items()
