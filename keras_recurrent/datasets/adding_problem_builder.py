@@ -3,6 +3,7 @@
 import numpy as np
 import tensorflow_datasets as tfds
 
+from keras_recurrent.datasets._splits import GeneratedSplits
 from keras_recurrent.datasets.adding_problem import adding_problem
 from keras_recurrent.datasets.adding_problem_config import AddingProblemConfig
 
@@ -28,7 +29,7 @@ _CITATION = """\
 _SPLIT_INDEX = {"train": 0, "validation": 1, "test": 2}
 
 
-class AddingProblem(tfds.core.GeneratorBasedBuilder):
+class AddingProblem(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
     """TFDS builder for the adding problem (`"adding_problem"`).
 
     Registered with TFDS when `keras_recurrent.datasets` is imported. Nothing
@@ -138,13 +139,6 @@ class AddingProblem(tfds.core.GeneratorBasedBuilder):
             homepage="https://arxiv.org/abs/1504.00941",
             citation=_CITATION,
         )
-
-    def _split_generators(self, dl_manager):
-        del dl_manager  # Everything is generated; nothing is downloaded.
-        return {
-            split: self._generate_examples(split, num_examples)
-            for split, num_examples in self.builder_config.split_sizes.items()
-        }
 
     def _generate_examples(self, split, num_examples):
         config = self.builder_config

@@ -3,6 +3,7 @@
 import numpy as np
 import tensorflow_datasets as tfds
 
+from keras_recurrent.datasets._splits import GeneratedSplits
 from keras_recurrent.datasets.babi_graph_arrays import babi_graph_arrays
 from keras_recurrent.datasets.babi_graph_config import BabiGraphConfig
 from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
@@ -30,7 +31,7 @@ _SPLIT_INDEX = {"train": 0, "validation": 1, "test": 2}
 _INPUT_KEYS = ("node_inputs", "edges", "edge_types", "node_mask")
 
 
-class BabiGraph(tfds.core.GeneratorBasedBuilder):
+class BabiGraph(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
     """TFDS builder for the bAbI graph tasks (`"babi_graph"`).
 
     Registered with TFDS when `keras_recurrent.datasets` is imported. Nothing
@@ -140,13 +141,6 @@ class BabiGraph(tfds.core.GeneratorBasedBuilder):
             homepage="https://arxiv.org/abs/1511.05493",
             citation=_CITATION,
         )
-
-    def _split_generators(self, dl_manager):
-        del dl_manager  # Everything is generated; nothing is downloaded.
-        return {
-            split: self._generate_examples(split, num_examples)
-            for split, num_examples in self.builder_config.split_sizes.items()
-        }
 
     def _generate_examples(self, split, num_examples):
         config = self.builder_config

@@ -5,10 +5,11 @@ import dataclasses
 import tensorflow_datasets as tfds
 
 from keras_recurrent.datasets._checks import check_int
+from keras_recurrent.datasets._splits import SplitSizes
 
 
 @dataclasses.dataclass(eq=False)
-class ListOpsConfig(tfds.core.BuilderConfig):
+class ListOpsConfig(SplitSizes, tfds.core.BuilderConfig):
     """Configuration of one `listops` TFDS dataset.
 
     All splits come from one call of `kr.datasets.listops` with the config's
@@ -74,16 +75,4 @@ class ListOpsConfig(tfds.core.BuilderConfig):
                 "Argument `min_length` must be <= `max_length`. Received: "
                 f"min_length={self.min_length}, max_length={self.max_length}"
             )
-        check_int("num_train_examples", self.num_train_examples, 1)
-        check_int("num_validation_examples", self.num_validation_examples, 1)
-        check_int("num_test_examples", self.num_test_examples, 1)
-        check_int("seed", self.seed, 0)
-
-    @property
-    def split_sizes(self):
-        """Dict from split name to number of examples, in split order."""
-        return {
-            "train": self.num_train_examples,
-            "validation": self.num_validation_examples,
-            "test": self.num_test_examples,
-        }
+        self._check_split_sizes()

@@ -3,6 +3,7 @@
 import numpy as np
 import tensorflow_datasets as tfds
 
+from keras_recurrent.datasets._splits import GeneratedSplits
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import program_eval
 from keras_recurrent.datasets.program_eval_config import ProgramEvalConfig
@@ -37,7 +38,7 @@ def _tokens():
     )
 
 
-class ProgramEval(tfds.core.GeneratorBasedBuilder):
+class ProgramEval(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
     """TFDS builder for program evaluation (`"program_eval"`).
 
     The programs of "Learning to Execute" (Zaremba & Sutskever, 2014) and
@@ -136,13 +137,6 @@ class ProgramEval(tfds.core.GeneratorBasedBuilder):
             homepage="https://github.com/wojciechz/learning_to_execute",
             citation=_CITATION,
         )
-
-    def _split_generators(self, dl_manager):
-        del dl_manager  # Everything is generated; nothing is downloaded.
-        return {
-            split: self._generate_examples(split, num_examples)
-            for split, num_examples in self.builder_config.split_sizes.items()
-        }
 
     def _generate_examples(self, split, num_examples):
         config = self.builder_config

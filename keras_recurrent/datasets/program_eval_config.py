@@ -4,13 +4,13 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
-from keras_recurrent.datasets._checks import check_int
+from keras_recurrent.datasets._splits import SplitSizes
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import check_program_arguments
 
 
 @dataclasses.dataclass(eq=False)
-class ProgramEvalConfig(tfds.core.BuilderConfig):
+class ProgramEvalConfig(SplitSizes, tfds.core.BuilderConfig):
     """Configuration of one `program_eval` TFDS dataset.
 
     Split `train`, `validation` and `test` come from
@@ -64,16 +64,4 @@ class ProgramEvalConfig(tfds.core.BuilderConfig):
         _, _, self.operations = check_program_arguments(
             self.length, self.nesting, self.operations, self.strategy
         )
-        check_int("num_train_examples", self.num_train_examples, 1)
-        check_int("num_validation_examples", self.num_validation_examples, 1)
-        check_int("num_test_examples", self.num_test_examples, 1)
-        check_int("seed", self.seed, 0)
-
-    @property
-    def split_sizes(self):
-        """Dict from split name to number of examples, in split order."""
-        return {
-            "train": self.num_train_examples,
-            "validation": self.num_validation_examples,
-            "test": self.num_test_examples,
-        }
+        self._check_split_sizes()
