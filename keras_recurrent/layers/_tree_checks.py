@@ -143,6 +143,38 @@ def _named_checks(layer, children, real):
     return [(bad, prefix + message) for bad, message in checks]
 
 
+def flat_child_rows(children, empty):
+    """`(batch * N, K)`: each slot's child as its row `b * N + child` of the
+    flattened batch, `empty` for an empty (or out-of-range) slot."""
+    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+    offsets = ops.reshape(
+        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
+    )
+    valid = ops.logical_and(
+        ops.greater_equal(children, 0), ops.less(children, num_nodes)
+    )
+    return ops.reshape(
+        ops.where(valid, children + offsets, empty),
+        (batch_size * num_nodes, ops.shape(children)[2]),
+    )
+
+
+def reduce_parents(rows, segment_reduction):
+    """`(total,)`: `segment_reduction` (e.g. `ops.segment_max`) of the rows
+    of each row's parents; `rows` `(total, K)` holds `total` for an empty
+    slot. A row without a parent gets the reduction's empty value."""
+    total, width = ops.shape(rows)[0], ops.shape(rows)[1]
+    parents = ops.broadcast_to(
+        ops.reshape(ops.arange(total, dtype="int32"), (-1, 1)), (total, width)
+    )
+    # Empty slots count for an extra row, dropped after.
+    return segment_reduction(
+        ops.reshape(parents, (-1,)),
+        ops.reshape(rows, (-1,)),
+        num_segments=total + 1,
+    )[:total]
+
+
 def _shared_children(children):
     """`(batch, N)`: true for the children of more than one node.
 
@@ -151,36 +183,12 @@ def _shared_children(children):
     child are fine: the child is read twice.)
     """
     batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-    width = ops.shape(children)[2]
-    total = batch_size * num_nodes
-    offsets = ops.reshape(
-        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
-    )
-    # Empty (or bad) slots count for an extra row, dropped after.
-    rows = ops.reshape(
-        ops.where(
-            ops.logical_and(
-                ops.greater_equal(children, 0), ops.less(children, num_nodes)
-            ),
-            children + offsets,
-            total,
-        ),
-        (-1,),
-    )
-    parents = ops.reshape(
-        ops.broadcast_to(
-            ops.reshape(ops.arange(total, dtype="int32"), (-1, 1)),
-            (total, width),
-        ),
-        (-1,),
-    )
+    rows = flat_child_rows(children, batch_size * num_nodes)
     # Without a parent, `first` is the largest integer and `last` the
     # smallest; with one, they are equal.
-    first = ops.segment_min(parents, rows, num_segments=total + 1)
-    last = ops.segment_max(parents, rows, num_segments=total + 1)
-    return ops.reshape(
-        ops.less(first[:total], last[:total]), (batch_size, num_nodes)
-    )
+    first = reduce_parents(rows, ops.segment_min)
+    last = reduce_parents(rows, ops.segment_max)
+    return ops.reshape(ops.less(first, last), (batch_size, num_nodes))
 
 
 def _assert_no_bad_node(children, any_bad, named_checks):

@@ -13,6 +13,8 @@ from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
+from keras_recurrent.layers._tree_checks import flat_child_rows
+from keras_recurrent.layers._tree_checks import reduce_parents
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
@@ -187,7 +189,6 @@ class TreeLSTMBase(keras.layers.Layer):
         units = self.units
         real = ops.reshape(ops.cast(node_mask, "bool"), (-1,))
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-        width = ops.shape(children)[2]
         total = batch_size * num_nodes
 
         # Node v of tree b is row b * N + v of the flat node arrays. The
@@ -196,13 +197,7 @@ class TreeLSTMBase(keras.layers.Layer):
         # is the contiguous block `bounds[l]:bounds[l + 1]` of this order;
         # the states `h` and `c` of the real nodes live in two arrays in
         # the same order, plus a last all-zero row that empty slots read.
-        offsets = ops.reshape(
-            ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
-        )
-        rows = ops.reshape(
-            ops.where(ops.greater_equal(children, 0), children + offsets, -1),
-            (total, width),
-        )
+        rows = flat_child_rows(children, -1)
         num_real = ops.sum(ops.cast(real, "int32"))
         levels = _node_levels(rows, real)
         # Not `ops.max(..., initial=-1)`: with PyTorch it puts `initial` on
@@ -390,19 +385,12 @@ def _node_levels(rows, real):
     come one level earlier and its leaves at level 0. The depths come from
     pointer jumping: `log2(depth)` steps, not one per level.
     """
-    total, width = ops.shape(rows)[0], ops.shape(rows)[1]
+    total = ops.shape(rows)[0]
     indices = ops.arange(total, dtype="int32")
-    flat = ops.reshape(rows, (-1,))
-    # Parent of every row (roots and padding: themselves); empty slots
-    # count for an extra row, dropped after.
-    parent = ops.segment_max(
-        ops.reshape(
-            ops.broadcast_to(ops.expand_dims(indices, 1), (total, width)),
-            (-1,),
-        ),
-        ops.where(ops.less(flat, 0), total, flat),
-        num_segments=total + 1,
-    )[:total]
+    # Parent of every row (roots and padding: themselves).
+    parent = reduce_parents(
+        ops.where(ops.less(rows, 0), total, rows), ops.segment_max
+    )
     parent = ops.where(ops.less(parent, 0), indices, parent)
 
     def body(depth, ancestor, changed):
