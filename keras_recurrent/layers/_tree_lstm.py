@@ -16,6 +16,7 @@ from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import flat_child_rows
 from keras_recurrent.layers._tree_checks import reduce_parents
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 
@@ -153,7 +154,8 @@ class TreeLSTMBase(keras.layers.Layer):
         del shape
         units = self.units
         blocks = [
-            self.bias_initializer((units,), dtype=dtype) for _ in range(4)
+            reseeded(self.bias_initializer, index)((units,), dtype=dtype)
+            for index in range(4)
         ]
         if self.unit_forget_bias:
             blocks[1] = initializers.get("ones")((units,), dtype=dtype)

@@ -27,3 +27,31 @@ def serialize_weight_options(layer, weights):
             getattr(layer, f"{weight}_constraint")
         )
     return config
+
+
+def reseeded(initializer, offset):
+    """`initializer` with its own random stream number `offset`.
+
+    Keras' random initializers draw the same values at every call when their
+    seed is an integer, and an unseeded one (`seed=None`) is given an
+    integer seed when it is created. A layer that initializes several
+    weights, or several blocks of one weight, from one initializer passes a
+    distinct `offset` for each, so that they do not start out equal (nor,
+    with counter-based generators, share their first values). `offset=0`
+    returns `initializer` itself, so the first weight starts as Keras would
+    start it; initializers without an integer seed (constants, or a
+    `keras.random.SeedGenerator` seed, which draws anew at every call) are
+    returned unchanged.
+
+    Args:
+        initializer: A Keras initializer instance.
+        offset: Non-negative integer, added to the seed.
+
+    Returns:
+        An initializer.
+    """
+    seed = getattr(initializer, "seed", None)
+    if offset == 0 or not isinstance(seed, int) or isinstance(seed, bool):
+        return initializer
+    config = initializer.get_config()
+    return type(initializer).from_config({**config, "seed": seed + offset})

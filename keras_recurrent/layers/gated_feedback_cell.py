@@ -1,5 +1,7 @@
 """Cell of the Gated-Feedback RNN of Chung et al. (2015)."""
 
+import collections
+
 import keras
 import numpy as np
 from keras import activations
@@ -11,6 +13,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
 
@@ -276,12 +279,19 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         self.input_widths = [int(input_shape[-1])] + widths[:-1]
         self._input_splits = list(np.cumsum(self.input_widths)[:-1])
         total = sum(widths)
+        # How many weights each initializer has started so far: each gets
+        # its own seed offset, so that layers of equal widths do not start
+        # out equal.
+        uses = collections.Counter()
 
         def weight(name, shape, kind):
+            uses[kind] += 1
             return self.add_weight(
                 shape=shape,
                 name=name,
-                initializer=getattr(self, f"{kind}_initializer"),
+                initializer=reseeded(
+                    getattr(self, f"{kind}_initializer"), uses[kind] - 1
+                ),
                 regularizer=getattr(self, f"{kind}_regularizer"),
                 constraint=getattr(self, f"{kind}_constraint"),
             )
@@ -309,7 +319,7 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                     self.add_weight(
                         shape=(num_blocks * n,),
                         name=f"bias_{j}",
-                        initializer=self._bias_initializer(n),
+                        initializer=self._bias_initializer(n, j),
                         regularizer=self.bias_regularizer,
                         constraint=self.bias_constraint,
                     )
@@ -323,15 +333,19 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 "gate_recurrent_kernel", (total, num_layers**2), "recurrent"
             )
 
-    def _bias_initializer(self, units):
+    def _bias_initializer(self, units, layer):
+        num_blocks = len(self.gate_blocks)
+
         def initializer(shape, dtype=None):
             del shape
             return ops.concatenate(
                 [
                     initializers.get("ones")((units,), dtype=dtype)
                     if name == "f" and self.unit_forget_bias
-                    else self.bias_initializer((units,), dtype=dtype)
-                    for name in self.gate_blocks
+                    else reseeded(
+                        self.bias_initializer, layer * num_blocks + block
+                    )((units,), dtype=dtype)
+                    for block, name in enumerate(self.gate_blocks)
                 ]
             )
 

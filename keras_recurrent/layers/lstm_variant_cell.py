@@ -10,6 +10,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
@@ -312,12 +313,12 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
             self.bias = None
         self.peephole_weights = {}
         if self.use_peepholes:
-            for gate in ("i", "f", "o"):
+            for index, gate in enumerate(("i", "f", "o")):
                 if self._has_gate(gate):
                     self.peephole_weights[gate] = self.add_weight(
                         shape=(units,),
                         name=f"{_GATE_NAMES[gate]}_gate_peephole_weights",
-                        initializer=self.peephole_initializer,
+                        initializer=reseeded(self.peephole_initializer, index),
                         regularizer=self.peephole_regularizer,
                         constraint=self.peephole_constraint,
                     )
@@ -325,7 +326,7 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
             self.gate_recurrent_kernel = self.add_weight(
                 shape=(3 * units, 3 * units),
                 name="gate_recurrent_kernel",
-                initializer=self.recurrent_initializer,
+                initializer=reseeded(self.recurrent_initializer, 1),
                 regularizer=self.recurrent_regularizer,
                 constraint=self.recurrent_constraint,
             )
@@ -347,8 +348,10 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
         blocks = [
             initializers.get("ones")((self.units,), dtype=dtype)
             if name == "f" and self.unit_forget_bias
-            else self.bias_initializer((self.units,), dtype=dtype)
-            for name in self.gate_blocks
+            else reseeded(self.bias_initializer, index)(
+                (self.units,), dtype=dtype
+            )
+            for index, name in enumerate(self.gate_blocks)
         ]
         return ops.concatenate(blocks)
 

@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_inputs
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # The logit of padding nodes: far below any real score, yet finite, so that a
@@ -137,25 +138,28 @@ class NodeSelection(keras.layers.Layer):
             )
             self.hidden_bias = self._bias("hidden_bias", self.hidden_units)
             features = self.hidden_units
-        self.kernel = self._kernel("kernel", (features, 1))
-        self.bias = self._bias("bias", 1)
+        # After a hidden layer, the output weights take the initializers'
+        # second seeds, so that they do not repeat the hidden ones' values.
+        second = 1 if self.hidden_units else 0
+        self.kernel = self._kernel("kernel", (features, 1), second)
+        self.bias = self._bias("bias", 1, second)
 
-    def _kernel(self, name, shape):
+    def _kernel(self, name, shape, seed_offset=0):
         return self.add_weight(
             shape=shape,
             name=name,
-            initializer=self.kernel_initializer,
+            initializer=reseeded(self.kernel_initializer, seed_offset),
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
         )
 
-    def _bias(self, name, size):
+    def _bias(self, name, size, seed_offset=0):
         if not self.use_bias:
             return None
         return self.add_weight(
             shape=(size,),
             name=name,
-            initializer=self.bias_initializer,
+            initializer=reseeded(self.bias_initializer, seed_offset),
             regularizer=self.bias_regularizer,
             constraint=self.bias_constraint,
         )

@@ -5,6 +5,7 @@ from keras import constraints
 from keras import initializers
 from keras import regularizers
 
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
@@ -237,7 +238,9 @@ class ResidualStack(keras.layers.Layer):
                 projection = keras.layers.Dense(
                     output_shape[-1],
                     use_bias=False,
-                    kernel_initializer=self.projection_initializer,
+                    kernel_initializer=reseeded(
+                        self.projection_initializer, index
+                    ),
                     kernel_regularizer=self.projection_regularizer,
                     kernel_constraint=self.projection_constraint,
                     name=f"projection_{index}",
