@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_edges
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # With `aggregation="auto"`, messages are summed with dense per-graph
@@ -42,7 +43,13 @@ class GatedGraph(keras.layers.Layer):
     for `t = 2 .. propagation_steps + 1`. With `add_reverse_edges`, every
     edge `u→v` of type `e` also passes a message `v→u` of its own type
     `e + num_edge_types`: the paper's `A = [A^(out), A^(in)]`, so that
-    information flows both ways with different parameters. The weights are
+    information flows both ways with different parameters. By default the
+    messages of both directions are summed into one `a_v` of `units`
+    entries. With `concatenate_directions=True` they are summed per
+    direction and concatenated, `a_v = [Σ forward messages, Σ reverse
+    messages]` of `2 * units` entries: the paper's Eq. 2, where `a_v` is
+    `A_v:^T [h_1 ... h_|V|]` with `A_v:` the node's two column blocks of
+    `A^(out)` and `A^(in)`, and its code (`yujiali/ggnn`). The weights are
     shared across steps. The GRU is a `keras.layers.GRUCell` sublayer named
     `gru`, with `reset_after` choosing its variant (`True`: Keras' and
     cuDNN's default, `False`: the paper's and Cho et al.'s).
@@ -73,7 +80,9 @@ class GatedGraph(keras.layers.Layer):
 
     - `message_kernel`: `(T, units, units)`, the `A_e`.
     - `message_bias`: `(T, units)`, the `b_e`, if `use_bias`.
-    - `gru/kernel` `(units, 3 * units)`, `gru/recurrent_kernel`
+    - `gru/kernel` `(units, 3 * units)` (`(2 * units, 3 * units)` with
+      `concatenate_directions`, rows `[forward; reverse]`),
+      `gru/recurrent_kernel`
       `(units, 3 * units)` and, if `use_bias`, `gru/bias` (`(2, 3 * units)`
       with `reset_after`, else `(3 * units,)`): the `GRUCell`'s.
 
@@ -94,6 +103,10 @@ class GatedGraph(keras.layers.Layer):
             steps. Defaults to 5.
         add_reverse_edges: Whether every edge also passes a message backwards
             with its own weights. Defaults to `True`.
+        concatenate_directions: Whether the GRU reads the sums of the
+            forward and of the reverse messages side by side (`True`, the
+            paper's `a_v` of `2 * units` entries; needs `add_reverse_edges`)
+            or their total (`False`, default).
         use_bias: Whether to use `message_bias` and the GRU's bias.
             Defaults to `True`.
         reset_after: The `GRUCell` variant: apply the reset gate after
@@ -165,6 +178,7 @@ class GatedGraph(keras.layers.Layer):
         num_edge_types,
         propagation_steps=5,
         add_reverse_edges=True,
+        concatenate_directions=False,
         use_bias=True,
         reset_after=True,
         aggregation="auto",
@@ -191,6 +205,7 @@ class GatedGraph(keras.layers.Layer):
         )
         for name, value in (
             ("add_reverse_edges", add_reverse_edges),
+            ("concatenate_directions", concatenate_directions),
             ("use_bias", use_bias),
             ("reset_after", reset_after),
         ):
@@ -204,8 +219,18 @@ class GatedGraph(keras.layers.Layer):
                 f"Argument `aggregation` must be one of {AGGREGATIONS}. "
                 f"Received: aggregation={aggregation!r}"
             )
+        if concatenate_directions and not add_reverse_edges:
+            raise ValueError(
+                "Argument `concatenate_directions=True` concatenates the "
+                "forward and reverse messages, so it needs "
+                "`add_reverse_edges=True`. Received: "
+                "concatenate_directions=True, add_reverse_edges=False"
+            )
         self.aggregation = aggregation
         self.add_reverse_edges = add_reverse_edges
+        self.concatenate_directions = concatenate_directions
+        # The number of message sums the GRU reads side by side.
+        self.num_directions = 2 if concatenate_directions else 1
         self.use_bias = use_bias
         self.reset_after = reset_after
         self.num_message_types = num_edge_types * (
@@ -227,9 +252,13 @@ class GatedGraph(keras.layers.Layer):
             activation=self.activation,
             recurrent_activation=self.recurrent_activation,
             use_bias=use_bias,
-            kernel_initializer=self.kernel_initializer,
+            # Seeds of their own: the message weights take the first
+            # ones (`_message_kernel_initializer`).
+            kernel_initializer=reseeded(
+                self.kernel_initializer, self.num_message_types
+            ),
             recurrent_initializer=self.recurrent_initializer,
-            bias_initializer=self.bias_initializer,
+            bias_initializer=reseeded(self.bias_initializer, 1),
             kernel_regularizer=self.kernel_regularizer,
             recurrent_regularizer=self.recurrent_regularizer,
             bias_regularizer=self.bias_regularizer,
@@ -274,22 +303,17 @@ class GatedGraph(keras.layers.Layer):
             )
         else:
             self.message_bias = None
-        self.gru.build((None, self.units))
+        self.gru.build((None, self.num_directions * self.units))
 
     def _message_kernel_initializer(self, shape, dtype=None):
         # One `(units, units)` matrix per type, so that fan-in and fan-out
-        # are those of a single `A_e`, and a seeded initializer still gives
-        # each type its own values.
-        config = self.kernel_initializer.get_config()
-        blocks = []
-        for index in range(shape[0]):
-            initializer = self.kernel_initializer
-            if isinstance(config.get("seed"), int):
-                initializer = type(initializer).from_config(
-                    {**config, "seed": config["seed"] + index}
-                )
-            blocks.append(initializer(shape[1:], dtype=dtype))
-        return ops.stack(blocks)
+        # are those of a single `A_e`, each from its own seed.
+        return ops.stack(
+            [
+                reseeded(self.kernel_initializer, index)(shape[1:], dtype=dtype)
+                for index in range(shape[0])
+            ]
+        )
 
     def call(self, inputs, training=False):
         node_inputs, edges, edge_types, node_mask = unpack_graph_inputs(
@@ -338,7 +362,8 @@ class GatedGraph(keras.layers.Layer):
         built once by a segment sum. Each step is then two dense matmuls:
         `counts @ h`, `(B, N * T, units)`, reshaped to `(B * N, T * units)`,
         times the `T` kernels stacked to `(T * units, units)`: exactly
-        `Σ_{(u→v) of type e} h_u A_e`.
+        `Σ_{(u→v) of type e} h_u A_e` (per direction with
+        `concatenate_directions`, see `_stack_by_direction`).
         """
         batch_size, num_nodes = ops.shape(node_states)[:2]
         units, num_types = self.units, self.num_message_types
@@ -368,8 +393,8 @@ class GatedGraph(keras.layers.Layer):
             counts, (batch_size, num_nodes * num_types, num_nodes)
         )
 
-        # (T * units, units): row block e is A_e.
-        kernel = ops.reshape(self.message_kernel, (num_types * units, units))
+        # (T * units, D * units): row block e is A_e.
+        kernel = self._stack_by_direction(self.message_kernel)
         message_bias = None
         if self.use_bias:
             type_counts = ops.sum(
@@ -378,7 +403,10 @@ class GatedGraph(keras.layers.Layer):
                 ),
                 axis=-1,
             )
-            message_bias = ops.matmul(type_counts, self.message_bias)
+            message_bias = ops.matmul(
+                type_counts,
+                self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
+            )
 
         states = ops.reshape(node_states, (-1, units))
         for _ in range(self.propagation_steps):
@@ -421,6 +449,14 @@ class GatedGraph(keras.layers.Layer):
         # Row u * T + e of the transformed states is h_u A_e.
         message_rows = sources * num_types + types
         num_segments = total_nodes + 1
+        directions = self.num_directions
+        segments = targets
+        if directions == 2:
+            # Forward messages into segment 2 v, reverse ones into 2 v + 1,
+            # so that row v of the sums reshaped to (N, 2 * units) is
+            # [forward sum, reverse sum].
+            reverse = ops.greater_equal(types, self.num_edge_types)
+            segments = 2 * targets + ops.cast(reverse, "int32")
 
         units = self.units
         # (units, T * units): column block e is A_e.
@@ -437,19 +473,46 @@ class GatedGraph(keras.layers.Layer):
                 targets,
                 num_segments=num_segments,
             )[:total_nodes]
-            message_bias = ops.matmul(type_counts, self.message_bias)
+            message_bias = ops.matmul(
+                type_counts,
+                self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
+            )
 
         states = ops.reshape(node_states, (-1, units))
         for _ in range(self.propagation_steps):
             transformed = ops.reshape(ops.matmul(states, kernel), (-1, units))
             messages = ops.take(transformed, message_rows, axis=0)
             aggregated = _segment_sum(
-                messages, targets, num_segments=num_segments
-            )[:total_nodes]
+                messages, segments, num_segments=directions * num_segments
+            )[: directions * total_nodes]
+            aggregated = ops.reshape(aggregated, (-1, directions * units))
             if message_bias is not None:
                 aggregated = aggregated + message_bias
             states, _ = self.gru(aggregated, [states], training=training)
         return ops.reshape(states, (batch_size, num_nodes, units))
+
+    def _stack_by_direction(self, blocks):
+        """Stacks per-type blocks `(T, rows, units)` into the matrix
+        `(T * rows, D * units)` that sums them per direction.
+
+        Row block `e` is type `e`'s block. With `concatenate_directions`
+        (`D = 2`) the forward types' blocks sit in the first `units`
+        columns and the reverse types' in the last, zeros elsewhere, so
+        that a row of counts or states times it gives `[forward sum,
+        reverse sum]`; otherwise (`D = 1`) the blocks are just stacked.
+        """
+        num_types, rows, units = blocks.shape
+        stacked = ops.reshape(blocks, (num_types * rows, units))
+        if self.num_directions == 1:
+            return stacked
+        half = num_types // 2 * rows
+        zeros = ops.zeros((half, units), dtype=stacked.dtype)
+        return ops.concatenate(
+            [
+                ops.concatenate([stacked[:half], zeros], axis=1),
+                ops.concatenate([zeros, stacked[half:]], axis=1),
+            ]
+        )
 
     def compute_output_shape(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
@@ -461,6 +524,7 @@ class GatedGraph(keras.layers.Layer):
             "num_edge_types": self.num_edge_types,
             "propagation_steps": self.propagation_steps,
             "add_reverse_edges": self.add_reverse_edges,
+            "concatenate_directions": self.concatenate_directions,
             "use_bias": self.use_bias,
             "reset_after": self.reset_after,
             "aggregation": self.aggregation,

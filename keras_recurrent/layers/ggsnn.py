@@ -81,6 +81,9 @@ class GGSNN(keras.layers.Layer):
         propagation_steps: Positive integer, the propagation steps of each
             `GatedGraph`. Defaults to 5.
         add_reverse_edges: Passed to the `GatedGraph`s. Defaults to `True`.
+        concatenate_directions: Passed to the `GatedGraph`s: `True` for
+            the paper's GRU input `[Σ forward, Σ reverse messages]`.
+            Defaults to `False`.
         share_propagation: Whether `F_o` and `F_X` share one propagation
             model (the paper tries both). Defaults to `False`.
         readout_units: Positive integer, the `GraphReadout` size for
@@ -142,6 +145,7 @@ class GGSNN(keras.layers.Layer):
         num_classes=None,
         propagation_steps=5,
         add_reverse_edges=True,
+        concatenate_directions=False,
         share_propagation=False,
         readout_units=None,
         hidden_units=None,
@@ -181,6 +185,7 @@ class GGSNN(keras.layers.Layer):
         )
         for name, value in (
             ("add_reverse_edges", add_reverse_edges),
+            ("concatenate_directions", concatenate_directions),
             ("share_propagation", share_propagation),
             ("return_annotations", return_annotations),
             ("use_bias", use_bias),
@@ -195,6 +200,7 @@ class GGSNN(keras.layers.Layer):
             "propagation_steps", propagation_steps
         )
         self.add_reverse_edges = add_reverse_edges
+        self.concatenate_directions = concatenate_directions
         self.share_propagation = share_propagation
         self.return_annotations = return_annotations
         self.use_bias = use_bias
@@ -206,6 +212,7 @@ class GGSNN(keras.layers.Layer):
                 num_edge_types,
                 propagation_steps=propagation_steps,
                 add_reverse_edges=add_reverse_edges,
+                concatenate_directions=concatenate_directions,
                 use_bias=use_bias,
                 reset_after=reset_after,
                 name=name,
@@ -342,6 +349,7 @@ class GGSNN(keras.layers.Layer):
             "num_classes": self.num_classes,
             "propagation_steps": self.propagation_steps,
             "add_reverse_edges": self.add_reverse_edges,
+            "concatenate_directions": self.concatenate_directions,
             "share_propagation": self.share_propagation,
             "readout_units": self.readout_units,
             "hidden_units": self.hidden_units,

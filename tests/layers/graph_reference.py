@@ -63,26 +63,33 @@ def gated_graph(
     propagation_steps,
     add_reverse_edges,
     reset_after,
+    concatenate_directions=False,
 ):
-    """GG-NN propagation, graph by graph and edge by edge."""
+    """GG-NN propagation, graph by graph and edge by edge.
+
+    With `concatenate_directions`, the GRU input is `[Σ forward messages,
+    Σ reverse messages]` (the paper's Eq. 2), else their total.
+    """
     batch_size, num_nodes, features = node_inputs.shape
-    units = weights["kernel"].shape[0]
+    units = weights["recurrent_kernel"].shape[0]
     outputs = np.zeros((batch_size, num_nodes, units))
     for graph in range(batch_size):
         real = np.asarray(node_mask[graph]).astype(bool)
         states = np.zeros((num_nodes, units))
         states[real, :features] = node_inputs[graph][real]
         for _ in range(propagation_steps):
-            incoming = np.zeros((num_nodes, units))
+            incoming = np.zeros((num_nodes, 2, units))
             for (source, target), edge_type in zip(
                 edges[graph], edge_types[graph], strict=True
             ):
                 if source == -1:
                     continue
-                passes = [(source, target, edge_type)]
+                passes = [(source, target, edge_type, 0)]
                 if add_reverse_edges:
-                    passes.append((target, source, edge_type + num_edge_types))
-                for sender, receiver, message_type in passes:
+                    passes.append(
+                        (target, source, edge_type + num_edge_types, 1)
+                    )
+                for sender, receiver, message_type, direction in passes:
                     message = (
                         states[sender] @ weights["message_kernel"][message_type]
                     )
@@ -90,9 +97,13 @@ def gated_graph(
                         message = (
                             message + weights["message_bias"][message_type]
                         )
-                    incoming[receiver] += message
+                    incoming[receiver, direction] += message
+            if concatenate_directions:
+                incoming_sums = incoming.reshape(num_nodes, 2 * units)
+            else:
+                incoming_sums = incoming.sum(axis=1)
             states = gru_step(
-                incoming,
+                incoming_sums,
                 states,
                 weights["kernel"],
                 weights["recurrent_kernel"],

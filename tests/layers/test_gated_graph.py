@@ -33,6 +33,7 @@ def _expected(layer, graphs):
         propagation_steps=layer.propagation_steps,
         add_reverse_edges=layer.add_reverse_edges,
         reset_after=layer.reset_after,
+        concatenate_directions=layer.concatenate_directions,
     )
 
 
@@ -43,8 +44,17 @@ def _expected(layer, graphs):
         {"add_reverse_edges": False},
         {"reset_after": False},
         {"use_bias": False, "add_reverse_edges": False},
+        {"concatenate_directions": True, "reset_after": False},
+        {"concatenate_directions": True, "use_bias": False},
     ],
-    ids=["default", "no_reverse", "reset_before", "no_bias"],
+    ids=[
+        "default",
+        "no_reverse",
+        "reset_before",
+        "no_bias",
+        "paper_directions",
+        "directions_no_bias",
+    ],
 )
 @pytest.mark.parametrize("aggregation", ["dense", "sparse"])
 def test_matches_numpy_reference(options, aggregation):
@@ -177,12 +187,17 @@ def test_auto_aggregation_choice():
             assert forced._uses_dense_aggregation(nodes, edges) is expected
 
 
-def test_dense_and_sparse_paths_agree_in_gradients():
+@pytest.mark.parametrize("concatenate_directions", [False, True])
+def test_dense_and_sparse_paths_agree_in_gradients(concatenate_directions):
     graphs = reference.random_graphs(5)
     inputs = [tf.constant(array) for array in reference.as_list(graphs)]
     results = []
     for aggregation in ("dense", "sparse"):
-        layer = _layer(graphs, aggregation=aggregation)
+        layer = _layer(
+            graphs,
+            aggregation=aggregation,
+            concatenate_directions=concatenate_directions,
+        )
         sources = [inputs[0], *layer.trainable_variables]
         with tf.GradientTape() as tape:
             tape.watch(inputs[0])
@@ -332,6 +347,11 @@ def test_weights_and_config():
     no_reverse = kr.layers.GatedGraph(4, 3, add_reverse_edges=False)
     no_reverse.build([(None, 4, 2), (None, 5, 2), (None, 5), (None, 4)])
     assert tuple(no_reverse.message_kernel.shape) == (3, 4, 4)
+    directions = kr.layers.GatedGraph(4, 3, concatenate_directions=True)
+    directions.build([(None, 4, 2), (None, 5, 2), (None, 5), (None, 4)])
+    assert tuple(directions.message_kernel.shape) == (6, 4, 4)
+    assert tuple(directions.gru.kernel.shape) == (8, 12)
+    assert tuple(directions.gru.recurrent_kernel.shape) == (4, 12)
     no_bias = kr.layers.GatedGraph(4, 1, use_bias=False)
     no_bias.build([(None, 4, 2), (None, 5, 2), (None, 5), (None, 4)])
     assert [weight.name for weight in no_bias.weights] == [
@@ -360,6 +380,11 @@ def test_model_save_and_load(tmp_path):
         ({"add_reverse_edges": "yes"}, "add_reverse_edges='yes'"),
         ({"reset_after": None}, "reset_after=None"),
         ({"aggregation": "scatter"}, "aggregation='scatter'"),
+        ({"concatenate_directions": 1}, "concatenate_directions=1"),
+        (
+            {"concatenate_directions": True, "add_reverse_edges": False},
+            "needs `add_reverse_edges=True`",
+        ),
     ],
 )
 def test_bad_arguments(kwargs, message):

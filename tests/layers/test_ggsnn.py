@@ -41,6 +41,7 @@ def _expected(layer, graphs):
             propagation_steps=gated_graph.propagation_steps,
             add_reverse_edges=gated_graph.add_reverse_edges,
             reset_after=gated_graph.reset_after,
+            concatenate_directions=gated_graph.concatenate_directions,
         )
 
     def dense(layer, features, activation=None):
@@ -100,6 +101,7 @@ def _expected(layer, graphs):
         {"share_propagation": True},
         {"output_mode": "graph_classification", "num_classes": 4},
         {"hidden_units": 4},
+        {"concatenate_directions": True, "reset_after": False},
         {
             "output_mode": "graph_classification",
             "num_classes": 4,
@@ -112,6 +114,7 @@ def _expected(layer, graphs):
         "shared",
         "graph_classification",
         "node_selection_hidden",
+        "paper_directions",
         "graph_classification_hidden",
     ],
 )
@@ -245,6 +248,7 @@ def test_weights_and_config(tmp_path):
         ({"share_propagation": "no"}, "share_propagation='no'"),
         ({"readout_units": -1}, "readout_units=-1"),
         ({"hidden_units": 0}, "hidden_units=0"),
+        ({"concatenate_directions": "yes"}, "concatenate_directions='yes'"),
     ],
 )
 def test_bad_arguments(kwargs, message):
