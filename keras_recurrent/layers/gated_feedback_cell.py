@@ -436,8 +436,14 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         if num_layers > 1 and self.feedback != "none":
             h_star = ops.concatenate(h_rec, axis=-1)
         if self.feedback == "gated":
-            # u_g^{i→j} · h*_{t-1} for every pair at once.
-            gate_recurrent = ops.matmul(h_star, self.gate_recurrent_kernel)
+            # u_g^{i→j} · h*_{t-1} for every pair at once, one split into
+            # the layers' parts (cheaper than a slice per layer, backward).
+            gate_recurrent = ops.split(
+                ops.matmul(h_star, self.gate_recurrent_kernel),
+                num_layers,
+                axis=-1,
+            )
+            h_blocks = self._layer_blocks(h_star)
 
         layer_input = inputs
         new_h, new_states, gates = [], [], []
@@ -457,14 +463,12 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 if self.feedback == "gated":
                     gate_input = ops.matmul(u, self.gate_kernels[j])
             if self.feedback == "gated":
-                g = ops.sigmoid(
-                    gate_input
-                    + gate_recurrent[:, j * num_layers : (j + 1) * num_layers]
-                )
+                g = ops.sigmoid(gate_input + gate_recurrent[j])
                 gates.append(g)
                 # Σ_i g^{i→j} U^{i→j} h^i = (h* ⊙ g broadcast per layer) U.
                 feedback = ops.matmul(
-                    self._scale_by_layer(h_star, g), self.feedback_kernels[j]
+                    self._scale_by_layer(h_star, h_blocks, g),
+                    self.feedback_kernels[j],
                 )
             elif self.feedback == "fixed":
                 feedback = ops.matmul(h_star, self.feedback_kernels[j])
@@ -516,15 +520,21 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 )
         return output, new_states, all_gates
 
-    def _scale_by_layer(self, h_star, g):
-        """`h*` with layer i's units multiplied by `g[:, i]`."""
+    def _layer_blocks(self, h_star):
+        """`h*` as `(batch, L, units)` if the layers' widths are equal (made
+        once per step for all layers' gates), else `None`."""
         widths = self.layer_units
-        if len(set(widths)) == 1:
+        if len(set(widths)) > 1:
+            return None
+        return ops.reshape(h_star, (-1, self.num_layers, widths[0]))
+
+    def _scale_by_layer(self, h_star, h_blocks, g):
+        """`h*` with layer i's units multiplied by `g[:, i]`."""
+        if h_blocks is not None:
             # A reshape and a broadcast: cheaper than a gather or a matmul,
             # forward and backward.
-            blocks = ops.reshape(h_star, (-1, self.num_layers, widths[0]))
             return ops.reshape(
-                blocks * ops.expand_dims(g, -1), (-1, sum(widths))
+                h_blocks * ops.expand_dims(g, -1), (-1, sum(self.layer_units))
             )
         expansion = ops.cast(self._gate_expansion, g.dtype)
         return h_star * ops.matmul(g, expansion)
