@@ -23,19 +23,20 @@ cell and the GF minus stacked difference, in percentage points. The
 paper's finding is that GF's advantage grows with nesting and length.
 
 The defaults (3 x 128 units, 9000 programs, 5 epochs) train both models in
-~19 minutes on 2 shared CPU cores (~14 on idle ones) and leave both far
-from converged. In our runs the stacked LSTM (371,827 parameters) reached
-57% (length 1, nesting 1) down to 32% (length 3, nesting 3), and the
-GF-LSTM (474,547 parameters) was below it in 8 of the 9 cells (-4.1 to
-+0.4 points; -2.4 to 0.0 with `--seed 1`); with `--train-size 18000` it
-was below it in all 9 cells (-4.2 to -1.1 points) although its training
-loss was lower. These short
-runs do not reproduce the paper's gains, which come after training to
+about 5 to 8 minutes on 2 idle CPU cores and leave both far from
+converged. In our runs (seeds 0, 1, 2) the stacked LSTM (371,827
+parameters) reached 54% (length 1, nesting 1) down to 29% (length 3,
+nesting 3) on average, and the GF-LSTM (474,547 parameters) was ahead of
+it for two- and three-digit numbers (+0.2 to +1.4 points on average) and
+level or behind for one digit (-0.6 to -0.2), with a seed-to-seed spread
+of about ±1.5 points: seed 1 shows the paper's pattern (ahead in 8 of 9
+cells, up to +2.9), seed 2 does not (behind in 7 of 9). These short runs
+do not establish the paper's gains, which come after training to
 convergence on far more programs.
 
 It runs on any Keras backend (NumPy batches into `model.fit`):
 
-    python examples/program_eval.py                  # 15-20 min, 2 CPU cores
+    python examples/program_eval.py                  # 5-10 min, 2 CPU cores
     python examples/program_eval.py --smoke          # about a minute
     python examples/program_eval.py --lengths 1 2 3 4 --nestings 1 2 3 \\
         --train-size 60000 --epochs 20 --units 256 --json-out grid.json
