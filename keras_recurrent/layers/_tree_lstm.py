@@ -16,7 +16,7 @@ from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import flat_child_rows
 from keras_recurrent.layers._tree_checks import reduce_parents
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
-from keras_recurrent.layers._weight_options import reseeded
+from keras_recurrent.layers._weight_options import gate_bias
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 
@@ -152,14 +152,13 @@ class TreeLSTMBase(keras.layers.Layer):
 
     def _bias_initializer(self, shape, dtype=None):
         del shape
-        units = self.units
-        blocks = [
-            reseeded(self.bias_initializer, index)((units,), dtype=dtype)
-            for index in range(4)
-        ]
-        if self.unit_forget_bias:
-            blocks[1] = initializers.get("ones")((units,), dtype=dtype)
-        return ops.concatenate(blocks)
+        return gate_bias(
+            self.bias_initializer,
+            ("i", "f", "o", "u"),
+            self.units,
+            self.unit_forget_bias,
+            dtype,
+        )
 
     def call(self, inputs, training=False):
         # `convert_to_tensor` also moves tensors to the backend's device

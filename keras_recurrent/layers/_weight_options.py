@@ -2,6 +2,7 @@
 
 from keras import constraints
 from keras import initializers
+from keras import ops
 from keras import regularizers
 
 
@@ -55,3 +56,34 @@ def reseeded(initializer, offset):
         return initializer
     config = initializer.get_config()
     return type(initializer).from_config({**config, "seed": seed + offset})
+
+
+def gate_bias(
+    initializer, gates, units, unit_forget_bias, dtype=None, seed_offset=0
+):
+    """A bias of one `units`-wide block per gate, concatenated in `gates`
+    order: ones for the forget gate `"f"` with `unit_forget_bias`, else a
+    draw of `initializer` with its own seed (`reseeded` by `seed_offset`
+    plus the block's index), so that the blocks do not start out equal.
+
+    Args:
+        initializer: A Keras initializer instance.
+        gates: Gate names, e.g. `("i", "f", "o", "u")`.
+        units: Positive integer, the width of each block.
+        unit_forget_bias: Whether the `"f"` block is ones.
+        dtype: The bias dtype.
+        seed_offset: Non-negative integer, the first block's seed offset.
+
+    Returns:
+        A tensor `(len(gates) * units,)`.
+    """
+    return ops.concatenate(
+        [
+            initializers.get("ones")((units,), dtype=dtype)
+            if name == "f" and unit_forget_bias
+            else reseeded(initializer, seed_offset + index)(
+                (units,), dtype=dtype
+            )
+            for index, name in enumerate(gates)
+        ]
+    )

@@ -13,6 +13,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._weight_options import gate_bias
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
@@ -334,19 +335,15 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             )
 
     def _bias_initializer(self, units, layer):
-        num_blocks = len(self.gate_blocks)
-
         def initializer(shape, dtype=None):
             del shape
-            return ops.concatenate(
-                [
-                    initializers.get("ones")((units,), dtype=dtype)
-                    if name == "f" and self.unit_forget_bias
-                    else reseeded(
-                        self.bias_initializer, layer * num_blocks + block
-                    )((units,), dtype=dtype)
-                    for block, name in enumerate(self.gate_blocks)
-                ]
+            return gate_bias(
+                self.bias_initializer,
+                self.gate_blocks,
+                units,
+                self.unit_forget_bias,
+                dtype,
+                seed_offset=layer * len(self.gate_blocks),
             )
 
         return initializer

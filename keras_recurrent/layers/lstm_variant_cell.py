@@ -10,6 +10,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._weight_options import gate_bias
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
@@ -345,15 +346,13 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
 
     def _bias_initializer(self, shape, dtype=None):
         del shape
-        blocks = [
-            initializers.get("ones")((self.units,), dtype=dtype)
-            if name == "f" and self.unit_forget_bias
-            else reseeded(self.bias_initializer, index)(
-                (self.units,), dtype=dtype
-            )
-            for index, name in enumerate(self.gate_blocks)
-        ]
-        return ops.concatenate(blocks)
+        return gate_bias(
+            self.bias_initializer,
+            self.gate_blocks,
+            self.units,
+            self.unit_forget_bias,
+            dtype,
+        )
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
