@@ -39,14 +39,19 @@ def check_tree_input_shapes(layer, shapes, arity=None):
         raise ValueError(f"{type(layer).__name__}: {error}") from None
 
 
-def check_children(layer, children, node_mask):
-    """Raises on bad `children`; returns `children`, after the checks.
+def check_children(layer, children, node_mask, first_parent, last_parent):
+    """Raises on bad `children`; returns `last_parent`, after the checks.
+
+    `first_parent` and `last_parent` are `reduce_parents` of
+    `flat_child_rows(children, batch * N)` with `ops.segment_min` and
+    `ops.segment_max` (the layer needs the parents anyway; the check that
+    no node has two parents compares them).
 
     On concrete tensors (eager execution) this is a `ValueError` naming the
     first bad node. While tracing, the checks become part of the graph and
     fail at run time: with TensorFlow, through `tf.debugging.Assert` (an
     `InvalidArgumentError`), and the returned tensor depends on them, so
-    they run before the level loop reads `children`. Other backends have no
+    the level loop, which reads it, runs after them. Other backends have no
     graph assertion that `keras.ops` offers, so traced checks are skipped
     there.
     """
@@ -57,9 +62,9 @@ def check_children(layer, children, node_mask):
             raise ValueError(
                 f"{type(layer).__name__} {layer.name!r}: {problem}"
             )
-        return children
+        return last_parent
     if keras.backend.backend() != "tensorflow":
-        return children
+        return last_parent
     real = ops.cast(node_mask, "bool")
     num_nodes = ops.shape(children)[1]
     # All problems in a few ops: a real node's children must lie in
@@ -74,9 +79,11 @@ def check_children(layer, children, node_mask):
         ),
         ops.any(ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])),
     )
-    any_bad = ops.logical_or(any_bad, ops.any(_shared_children(children)))
+    any_bad = ops.logical_or(
+        any_bad, ops.any(ops.less(first_parent, last_parent))
+    )
     return _assert_no_bad_node(
-        children, any_bad, lambda: _named_checks(layer, children, real)
+        last_parent, any_bad, lambda: _named_checks(layer, children, real)
     )
 
 
@@ -191,13 +198,13 @@ def _shared_children(children):
     return ops.reshape(ops.less(first, last), (batch_size, num_nodes))
 
 
-def _assert_no_bad_node(children, any_bad, named_checks):
+def _assert_no_bad_node(tensor, any_bad, named_checks):
     """Run-time assertions in a traced TensorFlow graph (TF backend only).
 
     `keras.ops` has no assertion, so this is the one place that uses
     TensorFlow directly. `named_checks()` builds the `(bad, message)` pairs;
     it only runs, in a `tf.cond` branch, when `any_bad` is true. The
-    returned copy of `children` depends on the result. Under XLA
+    returned copy of `tensor` depends on the result. Under XLA
     (`jit_compile=True`) `Assert` compiles to a no-op; the tree layers set
     `supports_jit = False`.
     """
@@ -222,6 +229,6 @@ def _assert_no_bad_node(children, any_bad, named_checks):
                 )
             )
         with tf.control_dependencies(asserts):
-            return tf.identity(children)
+            return tf.identity(tensor)
 
-    return tf.cond(any_bad, fail, lambda: tf.identity(children))
+    return tf.cond(any_bad, fail, lambda: tf.identity(tensor))

@@ -150,6 +150,21 @@ class TreeLSTMBase(keras.layers.Layer):
             projected = projected + self.bias
         return projected
 
+    def _project_leaves(self, x):
+        """The `[i, o, u]` blocks `(M, 3 * units)` of `_project(x)`."""
+        units = self.units
+        projected = ops.matmul(
+            x,
+            ops.concatenate(
+                [self.kernel[:, :units], self.kernel[:, 2 * units :]], axis=1
+            ),
+        )
+        if self.use_bias:
+            projected = projected + ops.concatenate(
+                [self.bias[:units], self.bias[2 * units :]]
+            )
+        return projected
+
     def _bias_initializer(self, shape, dtype=None):
         del shape
         return gate_bias(
@@ -186,21 +201,30 @@ class TreeLSTMBase(keras.layers.Layer):
                 dtype=self.compute_dtype,
             )
             return [zeros, zeros] if self.return_state else zeros
-        children = check_children(self, ops.cast(children, "int32"), node_mask)
+        children = ops.cast(children, "int32")
         units = self.units
         real = ops.reshape(ops.cast(node_mask, "bool"), (-1,))
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
 
-        # Node v of tree b is row b * N + v of the flat node arrays. The
-        # real nodes are sorted by level (`_node_levels`): the leaves
-        # (level 0) first, then the inner nodes, deepest first. Level `l`
-        # is the contiguous block `bounds[l]:bounds[l + 1]` of this order;
-        # the states `h` and `c` of the real nodes live in two arrays in
-        # the same order, plus a last all-zero row that empty slots read.
-        rows = flat_child_rows(children, -1)
+        # Node v of tree b is row b * N + v of the flat node arrays; `rows`
+        # `(total, K)` holds the rows of each node's children (`total` for
+        # an empty slot). The real nodes are sorted by level
+        # (`_node_levels`): the leaves (level 0) first, then the inner
+        # nodes, deepest first. Level `l` is the contiguous block
+        # `bounds[l]:bounds[l + 1]` of this order; the states `h` and `c` of
+        # the real nodes live in two arrays in the same order, plus a last
+        # all-zero row that empty slots read.
+        rows = flat_child_rows(children, total)
+        parent = check_children(
+            self,
+            children,
+            node_mask,
+            reduce_parents(rows, ops.segment_min),
+            reduce_parents(rows, ops.segment_max),
+        )
         num_real = ops.sum(ops.cast(real, "int32"))
-        levels = _node_levels(rows, real)
+        levels = _node_levels(rows, parent, real)
         # Not `ops.max(..., initial=-1)`: with PyTorch it puts `initial` on
         # the CPU, next to CUDA tensors.
         num_levels = (
@@ -209,12 +233,25 @@ class TreeLSTMBase(keras.layers.Layer):
         num_leaves = ops.sum(
             ops.cast(ops.logical_and(real, ops.equal(levels, 0)), "int32")
         )
-        # One sort puts the real rows first, by level; `position` is the
-        # inverse permutation (padding rows: `>= num_real`).
+        # One sort puts the real rows first, by level; `slot` is where each
+        # row sits in that order (padding rows, and the extra row `total`
+        # that empty slots name: the zero row `num_real`).
         by_level = ops.cast(
             ops.argsort(ops.where(real, levels, total)), "int32"
         )
-        position = ops.cast(ops.argsort(by_level), "int32")
+        slot = ops.concatenate(
+            [
+                ops.minimum(
+                    ops.scatter(
+                        ops.expand_dims(by_level, -1),
+                        ops.arange(total, dtype="int32"),
+                        ops.expand_dims(total, 0),
+                    ),
+                    num_real,
+                ),
+                ops.expand_dims(num_real, 0),
+            ]
+        )
         order = by_level[:num_real]
         bounds = ops.cast(
             ops.searchsorted(
@@ -223,28 +260,29 @@ class TreeLSTMBase(keras.layers.Layer):
             ),
             "int32",
         )
-        inner_children = ops.take(rows, order[num_leaves:], axis=0)
-        inner_slots = ops.where(
-            ops.less(inner_children, 0),
-            num_real,
-            ops.take(position, ops.maximum(inner_children, 0)),
-        )
+        inner_slots = ops.take(slot, ops.take(rows, order[num_leaves:], axis=0))
 
-        x = ops.take(
-            ops.reshape(
-                ops.cast(node_inputs, self.compute_dtype),
-                (total, self.kernel.shape[0]),
-            ),
-            order,
-            axis=0,
+        flat_inputs = ops.reshape(
+            ops.cast(node_inputs, self.compute_dtype),
+            (total, self.kernel.shape[0]),
+        )
+        # The leaves' and the inner nodes' inputs, in two gathers, so that
+        # neither pass slices them apart.
+        leaf_x, inner_x = (
+            ops.take(flat_inputs, part, axis=0)
+            for part in (order[:num_leaves], order[num_leaves:])
         )
         if training and self.dropout > 0:
-            x = keras.random.dropout(x, self.dropout, seed=self.seed_generator)
+            leaf_x, inner_x = (
+                keras.random.dropout(x, self.dropout, seed=self.seed_generator)
+                for x in (leaf_x, inner_x)
+            )
 
         # The leaves have no children: with zero child states the cell
         # reduces to c = i * u, h = o * tanh(c), computed for all of them
-        # at once, before the loop (most nodes are leaves).
-        x_i, _, x_o, x_u = ops.split(self._project(x[:num_leaves]), 4, axis=-1)
+        # at once, before the loop (most nodes are leaves). They need no
+        # forget gate, so they are projected on the [i, o, u] columns only.
+        x_i, x_o, x_u = ops.split(self._project_leaves(leaf_x), 3, axis=-1)
         leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
         leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
 
@@ -253,7 +291,6 @@ class TreeLSTMBase(keras.layers.Layer):
         # gradient per step, so it reads only the inner nodes' rows, and
         # their inputs rather than their projections when those are
         # narrower (projecting them in the loop).
-        inner_x = x[num_leaves:]
         project_in_loop = self.kernel.shape[0] < 4 * units
         if not project_in_loop:
             inner_x = self._project(inner_x)
@@ -314,12 +351,10 @@ class TreeLSTMBase(keras.layers.Layer):
             ),
         )
 
-        # Where each flat row sits in `order` (padding rows: the zero row).
-        position = ops.minimum(position, num_real)
         if self.return_nodes:
             outputs = [
                 ops.reshape(
-                    ops.take(state, position, axis=0),
+                    ops.take(state, slot[:total], axis=0),
                     (batch_size, num_nodes, units),
                 )
                 for state in (h, c)
@@ -332,7 +367,7 @@ class TreeLSTMBase(keras.layers.Layer):
             roots = ops.where(
                 ops.greater(tree_sizes, 0),
                 ops.take(
-                    position,
+                    slot,
                     ops.maximum(
                         ops.arange(batch_size, dtype="int32") * num_nodes
                         + tree_sizes
@@ -376,22 +411,21 @@ class TreeLSTMBase(keras.layers.Layer):
         return {**base_config, **config}
 
 
-def _node_levels(rows, real):
+def _node_levels(rows, parent, real):
     """The level of every row: 0 for leaves, then deepest nodes first.
 
-    `rows` `(total, K)` are the children's rows, `-1` for an empty slot;
-    every node has at most one parent. An inner node at depth `d` (its
-    distance from the root) gets level `1 + D - d`, where `D` is the
-    largest depth of an inner node, so its inner children (depth `d + 1`)
-    come one level earlier and its leaves at level 0. The depths come from
-    pointer jumping: `log2(depth)` steps, not one per level.
+    `rows` `(total, K)` are the children's rows, `total` for an empty slot;
+    `parent` `(total,)` is the row of each row's parent (a negative number
+    for roots and padding): every node has at most one parent. An inner
+    node at depth `d` (its distance from the root) gets level `1 + D - d`,
+    where `D` is the largest depth of an inner node, so its inner children
+    (depth `d + 1`) come one level earlier and its leaves at level 0. The
+    depths come from pointer jumping: `log2(depth)` steps, not one per
+    level.
     """
     total = ops.shape(rows)[0]
     indices = ops.arange(total, dtype="int32")
-    # Parent of every row (roots and padding: themselves).
-    parent = reduce_parents(
-        ops.where(ops.less(rows, 0), total, rows), ops.segment_max
-    )
+    # Roots and padding are their own parents.
     parent = ops.where(ops.less(parent, 0), indices, parent)
 
     def body(depth, ancestor, changed):
@@ -415,7 +449,7 @@ def _node_levels(rows, real):
         # checks reject only where they run (eagerly, or TensorFlow).
         maximum_iterations=total + 1,
     )
-    inner = ops.logical_and(real, ops.any(ops.greater_equal(rows, 0), axis=1))
+    inner = ops.logical_and(real, ops.any(ops.less(rows, total), axis=1))
     deepest = ops.max(
         ops.concatenate(
             [ops.where(inner, depth, -1), ops.full((1,), -1, "int32")]

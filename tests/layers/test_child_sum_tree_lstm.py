@@ -73,10 +73,13 @@ def test_node_levels():
     rows = np.where(
         batch["children"] >= 0,
         batch["children"] + 4 * np.arange(3)[:, None, None],
-        -1,
+        12,
     ).reshape(12, -1)
+    parent = np.full(12, -1, "int32")
+    for row, child_rows in enumerate(rows):
+        parent[child_rows[child_rows < 12]] = row
     levels = _tree_lstm._node_levels(
-        rows, batch["node_mask"].reshape(-1).astype(bool)
+        rows, parent, batch["node_mask"].reshape(-1).astype(bool)
     )
     np.testing.assert_array_equal(
         np.asarray(levels).reshape(3, 4),
