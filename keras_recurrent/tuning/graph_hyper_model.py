@@ -43,6 +43,13 @@ class GraphHyperModel(keras_tuner.HyperModel):
       `"gated"` (the paper's `GraphReadout` with `units` outputs),
       `"mean"`, `"max"` or `"attention"` (`kr.layers.SequencePooling` over
       the real nodes). Default `"gated"`.
+    - `propagation` (with `add_reverse_edges` only): Choice of `"sum"`
+      (the GRU reads the sum of all messages, with the reset gate after
+      the recurrent matmul: the `GatedGraph` defaults) or `"paper"` (the
+      GRU reads the sums of the forward and of the reverse messages side
+      by side, the paper's Eq. 2, with the reset gate before the recurrent
+      matmul: `concatenate_directions=True, reset_after=False`).
+      Default `"sum"`.
     - `learning_rate`: Float in `[1e-4, 1e-2]`, log sampling. Default 1e-3.
 
     Args:
@@ -88,6 +95,11 @@ class GraphHyperModel(keras_tuner.HyperModel):
 
     TASKS = _TASKS
     READOUTS = ("gated", "mean", "max", "attention")
+    # The `propagation` choices, as `GatedGraph` arguments.
+    PROPAGATIONS = {
+        "sum": dict(concatenate_directions=False, reset_after=True),
+        "paper": dict(concatenate_directions=True, reset_after=False),
+    }
 
     def __init__(
         self,
@@ -181,6 +193,11 @@ class GraphHyperModel(keras_tuner.HyperModel):
         readout = None
         if self.task != "node_selection" and self.output_steps is None:
             readout = hp.Choice("readout", list(self.READOUTS), default="gated")
+        propagation = self.PROPAGATIONS["sum"]
+        if self.add_reverse_edges:
+            propagation = self.PROPAGATIONS[
+                hp.Choice("propagation", list(self.PROPAGATIONS), default="sum")
+            ]
         learning_rate = hp.Float(
             "learning_rate", 1e-4, 1e-2, sampling="log", default=1e-3
         )
@@ -201,6 +218,7 @@ class GraphHyperModel(keras_tuner.HyperModel):
                 num_classes=self.output_units if classification else None,
                 propagation_steps=propagation_steps,
                 add_reverse_edges=self.add_reverse_edges,
+                **propagation,
                 name="ggsnn",
             )(inputs)
         else:
@@ -209,6 +227,7 @@ class GraphHyperModel(keras_tuner.HyperModel):
                 self.num_edge_types,
                 propagation_steps=propagation_steps,
                 add_reverse_edges=self.add_reverse_edges,
+                **propagation,
                 name="gated_graph",
             )(inputs)
             if self.task == "node_selection":

@@ -42,12 +42,14 @@ def test_defaults():
         "units": 64,
         "propagation_steps": 5,
         "readout": "gated",
+        "propagation": "sum",
         "learning_rate": 1e-3,
     }
     gated_graph = model.get_layer("gated_graph")
     assert isinstance(gated_graph, kr.layers.GatedGraph)
     assert (gated_graph.units, gated_graph.num_edge_types) == (64, 3)
     assert gated_graph.propagation_steps == 5 and gated_graph.add_reverse_edges
+    assert not gated_graph.concatenate_directions and gated_graph.reset_after
     assert isinstance(model.get_layer("readout"), kr.layers.GraphReadout)
     assert model.get_layer("readout").units == 64
     assert sorted(tensor.name for tensor in model.inputs) == sorted(
@@ -68,6 +70,7 @@ def test_search_space():
     steps = space["propagation_steps"]
     assert (steps.min_value, steps.max_value) == (1, 10)
     assert space["readout"].values == ["gated", "mean", "max", "attention"]
+    assert space["propagation"].values == ["sum", "paper"]
     rate = space["learning_rate"]
     assert (rate.min_value, rate.max_value, rate.sampling) == (
         1e-4,
@@ -94,6 +97,29 @@ def test_fixed_readout_overrides_the_search(readout):
     assert model.output_shape == (None, 1)
     outputs = np.asarray(model(_graphs(4)))
     assert outputs.shape == (4, 1) and np.all(np.isfinite(outputs))
+
+
+def test_paper_propagation():
+    # The paper's Eq. 2: forward and reverse sums side by side, the reset
+    # gate before the recurrent matmul; for GG-NNs and GGS-NNs alike.
+    hp = _tiny(propagation="paper")
+    model = kr.tuning.GraphHyperModel(2, 3, output_units=2).build(hp)
+    gated_graph = model.get_layer("gated_graph")
+    assert gated_graph.concatenate_directions and not gated_graph.reset_after
+    # The GRU reads 2 * units: the forward and the reverse sums.
+    assert tuple(gated_graph.gru.kernel.shape) == (32, 48)
+    sequence = kr.tuning.GraphHyperModel(
+        2, 1, task="node_selection", output_steps=2, num_nodes=5
+    ).build(_tiny(propagation="paper"))
+    ggsnn = sequence.get_layer("ggsnn")
+    assert ggsnn.concatenate_directions and not ggsnn.reset_after
+    assert np.all(np.isfinite(np.asarray(sequence(_graphs(4)))))
+    # Without reverse edges there is nothing to concatenate: no choice.
+    forward_only = keras_tuner.HyperParameters()
+    kr.tuning.GraphHyperModel(
+        2, 1, output_units=2, add_reverse_edges=False
+    ).build(forward_only)
+    assert "propagation" not in forward_only.values
 
 
 def test_node_selection_and_sequence_models():
