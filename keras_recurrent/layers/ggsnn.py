@@ -1,11 +1,13 @@
 """Gated graph sequence neural networks (GGS-NN) of Li et al. (2016)."""
 
 import keras
+from keras import initializers
 from keras import ops
 
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers.gated_graph import GatedGraph
 from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.node_selection import NodeSelection
@@ -97,6 +99,14 @@ class GGSNN(keras.layers.Layer):
             Defaults to `False`.
         use_bias: Passed to the `GatedGraph`s. Defaults to `True`.
         reset_after: Passed to the `GatedGraph`s. Defaults to `True`.
+        kernel_initializer: Initializer of every kernel: the `GatedGraph`s'
+            `message_kernel` and `gru/kernel`, and the kernels of the output
+            networks. Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer of the `GatedGraph`s'
+            `gru/recurrent_kernel`. Defaults to `"orthogonal"`.
+        bias_initializer: Initializer of every bias. Defaults to `"zeros"`.
+            Each weight draws its own values: a seeded initializer is
+            reseeded per weight (seed + a fixed offset), as in `GatedGraph`.
         **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
 
     Call arguments:
@@ -152,6 +162,9 @@ class GGSNN(keras.layers.Layer):
         return_annotations=False,
         use_bias=True,
         reset_after=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -205,8 +218,18 @@ class GGSNN(keras.layers.Layer):
         self.return_annotations = return_annotations
         self.use_bias = use_bias
         self.reset_after = reset_after
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        # Seed offsets: sublayer k draws its kernels from offset
+        # k * (T + 1) and its biases from 2 * k on, since a `GatedGraph`
+        # uses T + 1 kernel offsets (T message types, then `gru/kernel`)
+        # and 2 bias ones, a `NodeSelection` 2 of each.
+        self._kernel_offset_step = 1 + num_edge_types * (
+            2 if add_reverse_edges else 1
+        )
 
-        def propagation(name):
+        def propagation(name, index):
             return GatedGraph(
                 units,
                 num_edge_types,
@@ -215,39 +238,62 @@ class GGSNN(keras.layers.Layer):
                 concatenate_directions=concatenate_directions,
                 use_bias=use_bias,
                 reset_after=reset_after,
+                **self._initializers(index, recurrent=True),
                 name=name,
                 dtype=self.dtype_policy,
             )
 
-        self.output_propagation = propagation("output_propagation")
+        self.output_propagation = propagation("output_propagation", 0)
         self.annotation_propagation = (
-            None if share_propagation else propagation("annotation_propagation")
+            None
+            if share_propagation
+            else propagation("annotation_propagation", 1)
         )
         if output_mode == "node_selection":
             self.node_selection = NodeSelection(
                 hidden_units=hidden_units,
+                **self._initializers(2),
                 name="node_selection",
                 dtype=self.dtype_policy,
             )
         else:
             self.readout = GraphReadout(
                 self.readout_units or units,
+                **self._initializers(2),
                 name="readout",
                 dtype=self.dtype_policy,
             )
-            self.classifier_hidden = self._hidden_layer("classifier_hidden")
+            self.classifier_hidden = self._hidden_layer("classifier_hidden", 3)
             self.classifier = keras.layers.Dense(
-                self.num_classes, name="classifier", dtype=self.dtype_policy
+                self.num_classes,
+                **self._initializers(4),
+                name="classifier",
+                dtype=self.dtype_policy,
             )
-        self.annotation_hidden = self._hidden_layer("annotation_hidden")
+        self.annotation_hidden = self._hidden_layer("annotation_hidden", 5)
 
-    def _hidden_layer(self, name):
+    def _initializers(self, index, recurrent=False):
+        """The initializers of sublayer `index`, with its own seeds."""
+        initializers_ = {
+            "kernel_initializer": reseeded(
+                self.kernel_initializer, index * self._kernel_offset_step
+            ),
+            "bias_initializer": reseeded(self.bias_initializer, 2 * index),
+        }
+        if recurrent:
+            initializers_["recurrent_initializer"] = reseeded(
+                self.recurrent_initializer, index
+            )
+        return initializers_
+
+    def _hidden_layer(self, name, index):
         """A `tanh` hidden layer of an output network, or `None`."""
         if self.hidden_units is None:
             return None
         return keras.layers.Dense(
             self.hidden_units,
             activation="tanh",
+            **self._initializers(index),
             name=name,
             dtype=self.dtype_policy,
         )
@@ -263,6 +309,7 @@ class GGSNN(keras.layers.Layer):
         self.annotation = keras.layers.Dense(
             features,
             activation="sigmoid",
+            **self._initializers(6),
             name="annotation",
             dtype=self.dtype_policy,
         )
@@ -356,6 +403,13 @@ class GGSNN(keras.layers.Layer):
             "return_annotations": self.return_annotations,
             "use_bias": self.use_bias,
             "reset_after": self.reset_after,
+            "kernel_initializer": initializers.serialize(
+                self.kernel_initializer
+            ),
+            "recurrent_initializer": initializers.serialize(
+                self.recurrent_initializer
+            ),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
         }
         base_config = super().get_config()
         return {**base_config, **config}

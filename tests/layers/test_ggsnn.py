@@ -238,6 +238,59 @@ def test_weights_and_config(tmp_path):
         np.testing.assert_allclose(got, expected, atol=1e-6)
 
 
+def test_initializers_reach_every_sublayer():
+    constants = {
+        "kernel": 0.5,
+        "recurrent_kernel": 0.25,
+        "bias": 0.125,
+        "message_kernel": 0.5,
+        "message_bias": 0.125,
+    }
+    for mode, classes in (
+        ("node_selection", None),
+        ("graph_classification", 3),
+    ):
+        layer = kr.layers.GGSNN(
+            4,
+            2,
+            2,
+            output_mode=mode,
+            num_classes=classes,
+            hidden_units=5,
+            kernel_initializer=keras.initializers.Constant(0.5),
+            recurrent_initializer=keras.initializers.Constant(0.25),
+            bias_initializer=keras.initializers.Constant(0.125),
+        )
+        layer.build([(None, 6, 2), (None, 7, 2), (None, 7), (None, 6)])
+        assert len(layer.weights) >= 16
+        for weight in layer.weights:
+            name = weight.path.rsplit("/", 1)[1]
+            expected = constants[name.replace("hidden_", "")]
+            np.testing.assert_array_equal(
+                keras.ops.convert_to_numpy(weight), expected, err_msg=name
+            )
+        config = layer.get_config()
+        assert config["recurrent_initializer"]["config"] == {"value": 0.25}
+        clone = kr.layers.GGSNN.from_config(json.loads(json.dumps(config)))
+        assert clone.get_config() == config
+    # Seeded initializers give the same weights again (each its own).
+    seeded = [
+        kr.layers.GGSNN(
+            4,
+            2,
+            2,
+            kernel_initializer=keras.initializers.GlorotUniform(3),
+            recurrent_initializer=keras.initializers.Orthogonal(seed=4),
+            bias_initializer=keras.initializers.RandomUniform(seed=5),
+        )
+        for _ in range(2)
+    ]
+    for layer in seeded:
+        layer.build([(None, 6, 2), (None, 7, 2), (None, 7), (None, 6)])
+    for first, second in zip(*(layer.weights for layer in seeded), strict=True):
+        np.testing.assert_array_equal(first, second)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

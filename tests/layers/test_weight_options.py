@@ -68,6 +68,20 @@ def _built(name):
     elif name == "gated_graph":
         layer = kr.layers.GatedGraph(UNITS, 2, **bias)
         layer.build(GRAPH_SHAPES)
+    elif name.startswith("ggsnn_"):
+        # Two propagation models and every output network: all from the
+        # same three initializers.
+        mode = name.split("_", 1)[1]
+        layer = kr.layers.GGSNN(
+            UNITS,
+            2,
+            output_steps=2,
+            output_mode=mode,
+            num_classes=UNITS if mode == "graph_classification" else None,
+            hidden_units=UNITS,
+            **bias,
+        )
+        layer.build(GRAPH_SHAPES)
     elif name == "node_selection":
         layer = kr.layers.NodeSelection(hidden_units=UNITS, **bias)
         layer.build([(None, 5, UNITS), (None, 5, 2), (None, 5)])
@@ -95,6 +109,8 @@ def _built(name):
         "child_sum_tree_lstm",
         "nary_tree_lstm",
         "gated_graph",
+        "ggsnn_node_selection",
+        "ggsnn_graph_classification",
         "node_selection",
         "residual_stack",
     ],
