@@ -16,13 +16,13 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
   `TensorArray`, gathers its children's `[h, c]` from another one (written
   once per node; only the real nodes, as (a) keeps them) and applies the
   layer's own one-level update (`_update`, with the weights prepared once
-  by `_level_weights`, as (a) does) to that single node. It checks that its
-  logits equal (a)'s before timing. This is how a Tree-LSTM runs without
-  level batching (e.g. the Lua Torch one), but compiled into one graph
-  rather than a Python loop. (An earlier version sliced each node's row
-  out of the projection tensor, whose gradient is a dense tensor of all
-  nodes per step, and kept padding nodes in its arrays; that made it
-  several times slower than it needs to be.)
+  by `_level_weights` and `_input_weights`, as (a) does) to that single
+  node. It checks that its logits equal (a)'s before timing. This is how
+  a Tree-LSTM runs without level batching (e.g. the Lua Torch one), but
+  compiled into one graph rather than a Python loop. (An earlier version
+  sliced each node's row out of the projection tensor, whose gradient is a
+  dense tensor of all nodes per step, and kept padding nodes in its arrays;
+  that made it several times slower than it needs to be.)
 - (c) `lstm`: `Embedding(mask_zero=True)` -> `keras.layers.LSTM` ->
   `Dense(10)` over the same expressions as token sequences.
 
@@ -30,7 +30,10 @@ The forward passes of (a) and (b) are also timed alone.
 
 Each step is a `tf.function` traced once for all batch shapes (dynamic
 `N` and length). The contenders are timed round-robin, batch after batch,
-so that a noisy machine slows them alike; the table gives medians.
+so that a noisy machine slows them alike; the table gives medians. The
+ratios are given twice: of the medians, and paired (the median over
+batches and repeats of the ratio of the two times of the same batch, taken
+one right after the other), which drifting load skews less.
 
     python benchmarks/tree_lstm.py                    # batch 64, ~3 minutes
     python benchmarks/tree_lstm.py --cell nary --repeats 5
@@ -136,9 +139,7 @@ class TreeClassifier(keras.Model):
         )
         slots = tf.gather(slots, real_rows)
         x = self.embedding(tf.gather(tf.reshape(tokens, (-1,)), real_rows))
-        projected = tf.matmul(x, layer.kernel)
-        if layer.use_bias:
-            projected = projected + layer.bias
+        projected = layer._project(x, *layer._input_weights())
         size = tf.size(real_rows)
         # Reading a node's projection from a TensorArray, not by slicing
         # `projected`: a slice's gradient is a dense `(nodes, 4 * units)`
@@ -324,12 +325,23 @@ def main():
     print(f"{'train step':26s} {'median ms/step':>15s}")
     for name, value in median.items():
         print(f"{labels[name]:26s} {value:15.1f}")
-    print(f"(b) / (a): {median['node'] / median['level']:.1f}x (target >= 20x)")
-    print(f"(a) / (c): {median['level'] / median['lstm']:.2f}x (target <= 3x)")
-    print(
-        "forward only, (b) / (a): "
-        f"{median['node forward'] / median['level forward']:.1f}x"
-    )
+
+    def paired(numerator, denominator):
+        return statistics.median(
+            a / b
+            for a, b in zip(times[numerator], times[denominator], strict=True)
+        )
+
+    for label, numerator, denominator, target in (
+        ("(b) / (a)", "node", "level", "target >= 20x"),
+        ("(a) / (c)", "level", "lstm", "target <= 3x"),
+        ("forward only, (b) / (a)", "node forward", "level forward", None),
+    ):
+        print(
+            f"{label}: {median[numerator] / median[denominator]:.2f}x, "
+            f"paired {paired(numerator, denominator):.2f}x"
+            + (f" ({target})" if target else "")
+        )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ class TreeLSTMBase(keras.layers.Layer):
     `_level_weights()` (what `_update` reads of the weights, prepared once
     per call, outside the loop; the `recurrent_kernel` by default) and
     `_update(weights, projected, child_h, child_c)`, which maps the input
-    projections `(M, 4 * units)` (blocks `[i, f, o, u]`, bias included) and
+    projections `(M, 4 * units)` (blocks `[i, o, u, f]`, from
+    `_input_weights`; bias included) and
     the states of the children `(M, K, units)` (zeros in empty slots) of
     `M` nodes to their new `(h, c)`.
 
@@ -140,29 +141,40 @@ class TreeLSTMBase(keras.layers.Layer):
             self.bias = None
 
     def _level_weights(self):
-        """What `_update` reads of the weights, prepared once per call."""
+        """What `_update` reads of the recurrent weights, prepared once per
+        call, outside the loop."""
         return self.recurrent_kernel
 
-    def _project(self, x):
-        """The input projection `(M, 4 * units)` of node inputs `x`."""
-        projected = ops.matmul(x, self.kernel)
-        if self.use_bias:
-            projected = projected + self.bias
-        return projected
-
-    def _project_leaves(self, x):
-        """The `[i, o, u]` blocks `(M, 3 * units)` of `_project(x)`."""
+    def _input_weights(self):
+        """`kernel` and `bias` (or `None`) with their gate blocks reordered
+        from `[i, f, o, u]` to `[i, o, u, f]`, as `_update` reads the
+        projections: the `[i, o, u]` blocks, which the leaves need and the
+        inner nodes add to their recurrent terms in one op, come first.
+        Read once per call (a variable read inside the level loop would run,
+        and be kept for the gradient, at each step)."""
         units = self.units
-        projected = ops.matmul(
-            x,
-            ops.concatenate(
-                [self.kernel[:, :units], self.kernel[:, 2 * units :]], axis=1
-            ),
-        )
-        if self.use_bias:
-            projected = projected + ops.concatenate(
-                [self.bias[:units], self.bias[2 * units :]]
+
+        def reorder(weight):
+            return ops.concatenate(
+                [
+                    weight[..., :units],
+                    weight[..., 2 * units :],
+                    weight[..., units : 2 * units],
+                ],
+                axis=-1,
             )
+
+        return (
+            reorder(self.kernel),
+            None if self.bias is None else reorder(self.bias),
+        )
+
+    @staticmethod
+    def _project(x, kernel, bias):
+        """The input projection of node inputs `x`."""
+        projected = ops.matmul(x, kernel)
+        if bias is not None:
+            projected = projected + bias
         return projected
 
     def _bias_initializer(self, shape, dtype=None):
@@ -282,7 +294,16 @@ class TreeLSTMBase(keras.layers.Layer):
         # reduces to c = i * u, h = o * tanh(c), computed for all of them
         # at once, before the loop (most nodes are leaves). They need no
         # forget gate, so they are projected on the [i, o, u] columns only.
-        x_i, x_o, x_u = ops.split(self._project_leaves(leaf_x), 3, axis=-1)
+        kernel, bias = self._input_weights()
+        x_i, x_o, x_u = ops.split(
+            self._project(
+                leaf_x,
+                kernel[:, : 3 * units],
+                None if bias is None else bias[: 3 * units],
+            ),
+            3,
+            axis=-1,
+        )
         leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
         leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
 
@@ -293,7 +314,7 @@ class TreeLSTMBase(keras.layers.Layer):
         # narrower (projecting them in the loop).
         project_in_loop = self.kernel.shape[0] < 4 * units
         if not project_in_loop:
-            inner_x = self._project(inner_x)
+            inner_x = self._project(inner_x, kernel, bias)
         recurrent_mask = None
         if training and self.recurrent_dropout > 0:
             # One mask per tree, as Keras' recurrent dropout keeps one per
@@ -323,7 +344,7 @@ class TreeLSTMBase(keras.layers.Layer):
                 )
             projected = ops.take(inner_x, block, axis=0)
             if project_in_loop:
-                projected = self._project(projected)
+                projected = self._project(projected, kernel, bias)
             new_h, new_c = self._update(
                 weights, projected, child_h, ops.take(c, slots, axis=0)
             )

@@ -140,15 +140,20 @@ class ChildSumTreeLSTM(TreeLSTMBase):
 
     def _update(self, weights, projected, child_h, child_c):
         gate_kernel, forget_kernel = weights
-        x_i, x_f, x_o, x_u = ops.split(projected, 4, axis=-1)
+        units = self.units
+        # `projected` has the blocks [i, o, u, f] (`_input_weights`): one
+        # add for the [i, o, u] terms.
         z_i, z_o, z_u = ops.split(
-            ops.matmul(ops.sum(child_h, axis=1), gate_kernel), 3, axis=-1
+            projected[:, : 3 * units]
+            + ops.matmul(ops.sum(child_h, axis=1), gate_kernel),
+            3,
+            axis=-1,
         )
-        i = self.recurrent_activation(x_i + z_i)
-        o = self.recurrent_activation(x_o + z_o)
-        u = self.activation(x_u + z_u)
         f = self.recurrent_activation(
-            ops.expand_dims(x_f, 1) + ops.matmul(child_h, forget_kernel)
+            ops.expand_dims(projected[:, 3 * units :], 1)
+            + ops.matmul(child_h, forget_kernel)
         )
-        c = i * u + ops.sum(f * child_c, axis=1)
-        return o * self.activation(c), c
+        c = self.recurrent_activation(z_i) * self.activation(z_u) + ops.sum(
+            f * child_c, axis=1
+        )
+        return self.recurrent_activation(z_o) * self.activation(c), c

@@ -129,20 +129,36 @@ class NaryTreeLSTM(TreeLSTMBase):
     def _recurrent_kernel_shape(self, units):
         return (self.arity * units, (3 + self.arity) * units)
 
+    def _level_weights(self):
+        # Column blocks reordered to [i, o, u, f_1, ..., f_K], as the
+        # projections (`_input_weights`).
+        units, kernel = self.units, self.recurrent_kernel
+        forget_end = (1 + self.arity) * units
+        return ops.concatenate(
+            [
+                kernel[:, :units],
+                kernel[:, forget_end:],
+                kernel[:, units:forget_end],
+            ],
+            axis=1,
+        )
+
     def _update(self, weights, projected, child_h, child_c):
         units, arity = self.units, self.arity
-        x_i, x_f, x_o, x_u = ops.split(projected, 4, axis=-1)
-        stacked = ops.reshape(child_h, (-1, arity * units))
-        z = ops.matmul(stacked, weights)
-        z_f = ops.reshape(z[:, units : (1 + arity) * units], (-1, arity, units))
-        i = self.recurrent_activation(x_i + z[:, :units])
-        f = self.recurrent_activation(ops.expand_dims(x_f, 1) + z_f)
-        o = self.recurrent_activation(
-            x_o + z[:, (1 + arity) * units : (2 + arity) * units]
+        # `projected` and `weights` have the blocks [i, o, u, f...]: one
+        # add for the [i, o, u] terms.
+        z = ops.matmul(ops.reshape(child_h, (-1, arity * units)), weights)
+        z_i, z_o, z_u = ops.split(
+            projected[:, : 3 * units] + z[:, : 3 * units], 3, axis=-1
         )
-        u = self.activation(x_u + z[:, (2 + arity) * units :])
-        c = i * u + ops.sum(f * child_c, axis=1)
-        return o * self.activation(c), c
+        f = self.recurrent_activation(
+            ops.expand_dims(projected[:, 3 * units :], 1)
+            + ops.reshape(z[:, 3 * units :], (-1, arity, units))
+        )
+        c = self.recurrent_activation(z_i) * self.activation(z_u) + ops.sum(
+            f * child_c, axis=1
+        )
+        return self.recurrent_activation(z_o) * self.activation(c), c
 
     def get_config(self):
         return {**super().get_config(), "arity": self.arity}
