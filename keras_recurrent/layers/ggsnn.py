@@ -105,8 +105,10 @@ class GGSNN(keras.layers.Layer):
         recurrent_initializer: Initializer of the `GatedGraph`s'
             `gru/recurrent_kernel`. Defaults to `"orthogonal"`.
         bias_initializer: Initializer of every bias. Defaults to `"zeros"`.
-            Each weight draws its own values: a seeded initializer is
-            reseeded per weight (seed + a fixed offset), as in `GatedGraph`.
+            Each weight draws its own values: a name (such as the defaults)
+            makes a fresh initializer in each sublayer, as Keras layers
+            do; an initializer instance or config is reseeded per sublayer
+            (seed + a fixed offset), as in `GatedGraph`.
         **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
 
     Call arguments:
@@ -218,9 +220,21 @@ class GGSNN(keras.layers.Layer):
         self.return_annotations = return_annotations
         self.use_bias = use_bias
         self.reset_after = reset_after
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.recurrent_initializer = initializers.get(recurrent_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
+        # A name is kept as it is, for each sublayer to make its own
+        # initializer from (so the defaults start the sublayers exactly as
+        # their own defaults would); anything else becomes one instance.
+        (
+            self.kernel_initializer,
+            self.recurrent_initializer,
+            self.bias_initializer,
+        ) = (
+            value if isinstance(value, str) else initializers.get(value)
+            for value in (
+                kernel_initializer,
+                recurrent_initializer,
+                bias_initializer,
+            )
+        )
         # Seed offsets: sublayer k draws its kernels from offset
         # k * (T + 1) and its biases from 2 * k on, since a `GatedGraph`
         # uses T + 1 kernel offsets (T message types, then `gru/kernel`)
@@ -274,17 +288,17 @@ class GGSNN(keras.layers.Layer):
 
     def _initializers(self, index, recurrent=False):
         """The initializers of sublayer `index`, with its own seeds."""
-        initializers_ = {
-            "kernel_initializer": reseeded(
-                self.kernel_initializer, index * self._kernel_offset_step
-            ),
-            "bias_initializer": reseeded(self.bias_initializer, 2 * index),
+        names = {
+            "kernel_initializer": index * self._kernel_offset_step,
+            "bias_initializer": 2 * index,
         }
         if recurrent:
-            initializers_["recurrent_initializer"] = reseeded(
-                self.recurrent_initializer, index
-            )
-        return initializers_
+            names["recurrent_initializer"] = index
+        return {
+            name: value if isinstance(value, str) else reseeded(value, offset)
+            for name, offset in names.items()
+            for value in [getattr(self, name)]
+        }
 
     def _hidden_layer(self, name, index):
         """A `tanh` hidden layer of an output network, or `None`."""
@@ -403,13 +417,17 @@ class GGSNN(keras.layers.Layer):
             "return_annotations": self.return_annotations,
             "use_bias": self.use_bias,
             "reset_after": self.reset_after,
-            "kernel_initializer": initializers.serialize(
-                self.kernel_initializer
-            ),
-            "recurrent_initializer": initializers.serialize(
-                self.recurrent_initializer
-            ),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
+            **{
+                name: value
+                if isinstance(value, str)
+                else initializers.serialize(value)
+                for name in (
+                    "kernel_initializer",
+                    "recurrent_initializer",
+                    "bias_initializer",
+                )
+                for value in [getattr(self, name)]
+            },
         }
         base_config = super().get_config()
         return {**base_config, **config}
