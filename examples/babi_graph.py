@@ -6,7 +6,10 @@ story of tasks 15 and 18 asks several questions, each a training example,
 as in the paper's data), keeps the weights of the best validation loss (50
 validation stories), and evaluates on 10 freshly generated test sets of
 1000 questions; prints the mean and standard deviation of the test accuracy
-over the 10 sets, next to the paper's numbers.
+over the 10 sets, next to the paper's numbers. A task's figures depend on
+its seed alone: TensorFlow's op determinism is on, XLA off, and minibatches
+are drawn by a seeded NumPy generator (each pass a permutation of the
+examples, as in the paper's data loader).
 
 - Tasks 4, 15, 16: `GatedGraph` -> `NodeSelection` (the answer is a node).
 - Task 18: `GatedGraph` -> `GraphReadout` -> `Dense(units, "tanh")` ->
@@ -220,6 +223,9 @@ def train(task, settings, train_data, validation_data, seed):
     model.compile(
         keras.optimizers.Adam(settings["learning_rate"], clipvalue=5.0),
         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        # With XLA, a task's results depended on the tasks trained before
+        # it in the process; without, they depend on its seed alone.
+        jit_compile=False,
     )
     # A Keras epoch (and its validation) costs far more than a step of these
     # tiny graphs, so an "epoch" here is several passes over the examples:
@@ -228,21 +234,53 @@ def train(task, settings, train_data, validation_data, seed):
     epochs = math.ceil(
         settings["updates"] * BATCH_SIZE / (passes * len(targets))
     )
-    repeat = np.tile(np.arange(len(targets)), passes)
     best = keras.callbacks.EarlyStopping(
         monitor="val_loss", patience=epochs, restore_best_weights=True
     )
     model.fit(
-        {name: value[repeat] for name, value in inputs.items()},
-        targets[repeat],
-        sample_weight=weights[repeat],
-        batch_size=BATCH_SIZE,
+        ShuffledBatches(train_data, passes, seed),
         epochs=epochs,
         validation_data=validation_data,
         callbacks=[best],
         verbose=0,
     )
     return model
+
+
+class ShuffledBatches(keras.utils.PyDataset):
+    """Minibatches of `passes` shuffled passes over the examples per epoch.
+
+    The order comes from a NumPy generator seeded by `seed` alone, so that it
+    does not depend on the tasks trained before in the process (`fit`'s own
+    shuffling, with TensorFlow's random ops, did). Each pass is a
+    permutation, as in the paper's data loader.
+    """
+
+    def __init__(self, data, passes, seed):
+        super().__init__()
+        self.inputs, self.targets, self.weights = data
+        self.passes = passes
+        self.rng = np.random.default_rng(seed)
+        self.on_epoch_end()
+
+    def on_epoch_end(self):
+        self.order = np.concatenate(
+            [
+                self.rng.permutation(len(self.targets))
+                for _ in range(self.passes)
+            ]
+        )
+
+    def __len__(self):
+        return math.ceil(len(self.order) / BATCH_SIZE)
+
+    def __getitem__(self, index):
+        rows = self.order[index * BATCH_SIZE : (index + 1) * BATCH_SIZE]
+        return (
+            {name: value[rows] for name, value in self.inputs.items()},
+            self.targets[rows],
+            self.weights[rows],
+        )
 
 
 def predictions(model, inputs):
