@@ -79,16 +79,23 @@ def check_children(layer, children, node_mask, first_parent, last_parent):
         ),
         ops.any(ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])),
     )
-    any_bad = ops.logical_or(
-        any_bad, ops.any(ops.less(first_parent, last_parent))
-    )
+    # The level loop needs trees: a node with two parents would be put one
+    # level below only one of them. Without a parent, `first_parent` is the
+    # largest integer and `last_parent` the smallest; with one, they are
+    # equal. (Two slots of one parent naming the same child are fine: the
+    # child is read twice.)
+    shared = ops.less(first_parent, last_parent)
+    any_bad = ops.logical_or(any_bad, ops.any(shared))
     return _assert_no_bad_node(
-        last_parent, any_bad, lambda: _named_checks(layer, children, real)
+        last_parent,
+        any_bad,
+        lambda: _named_checks(layer, children, real, shared),
     )
 
 
-def _named_checks(layer, children, real):
-    """Each check of `check_children` alone: `(bad, message)` pairs."""
+def _named_checks(layer, children, real, shared):
+    """Each check of `check_children` alone: `(bad, message)` pairs;
+    `shared` `(batch * N,)` marks the children of more than one node."""
     num_nodes = ops.shape(children)[1]
     is_child = ops.not_equal(children, -1)
     padding_first = ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])
@@ -116,7 +123,7 @@ def _named_checks(layer, children, real):
     not_before = ops.logical_and(
         in_range, ops.greater_equal(children, node_index)
     )
-    shared = ops.expand_dims(_shared_children(children), -1)
+    shared = ops.reshape(shared, (batch_size, num_nodes, 1))
     prefix = f"{type(layer).__name__} {layer.name!r}: "
     checks = [
         (
@@ -180,22 +187,6 @@ def reduce_parents(rows, segment_reduction):
         ops.reshape(rows, (-1,)),
         num_segments=total + 1,
     )[:total]
-
-
-def _shared_children(children):
-    """`(batch, N)`: true for the children of more than one node.
-
-    The level loop needs trees: a node with two parents would be put one
-    level below only one of them. (Two slots of one parent naming the same
-    child are fine: the child is read twice.)
-    """
-    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-    rows = flat_child_rows(children, batch_size * num_nodes)
-    # Without a parent, `first` is the largest integer and `last` the
-    # smallest; with one, they are equal.
-    first = reduce_parents(rows, ops.segment_min)
-    last = reduce_parents(rows, ops.segment_max)
-    return ops.reshape(ops.less(first, last), (batch_size, num_nodes))
 
 
 def _assert_no_bad_node(tensor, any_bad, named_checks):
