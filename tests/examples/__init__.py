@@ -1,0 +1,14 @@
+import importlib.util
+import pathlib
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+
+
+def load_example(name):
+    """The module of `examples/{name}.py`, loaded from its path."""
+    spec = importlib.util.spec_from_file_location(
+        f"{name}_example", EXAMPLES / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,23 +1,19 @@
 """Checks of `examples/babi_graph.py`'s batching and reproducibility."""
 
-import importlib.util
 import os
-import pathlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-_PATH = pathlib.Path(__file__).parents[2] / "examples" / "babi_graph.py"
+from tests.examples import EXAMPLES
+from tests.examples import load_example
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("babi_graph_example", _PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("babi_graph")
 
 
 def test_shuffled_batches(example):
@@ -70,8 +66,7 @@ print("same" if all(np.array_equal(a, b) for a, b in zip(first, again))
 def test_a_task_trains_the_same_after_another(tmp_path):
     # A task's model depends on its seed alone, not on the tasks trained
     # before it in the process (it did with XLA and `fit`'s shuffling).
-    root = pathlib.Path(__file__).parents[2]
-    script = _SCRIPT.format(examples=str(root / "examples"))
+    script = _SCRIPT.format(examples=str(EXAMPLES))
     result = subprocess.run(
         [sys.executable, "-c", script],
         capture_output=True,

@@ -12,6 +12,8 @@ import keras
 import numpy as np
 import pytest
 
+from tests.examples import load_example
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = REPO_ROOT / "examples" / "char_lm.py"
 TEXT_FILE = REPO_ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
@@ -19,10 +21,7 @@ TEXT_FILE = REPO_ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
 
 @pytest.fixture(scope="module")
 def char_lm():
-    spec = importlib.util.spec_from_file_location("char_lm", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("char_lm")
 
 
 def _numpy_bpc(logits, targets):

@@ -1,6 +1,5 @@
 """Checks of `examples/program_eval.py`'s model and batching."""
 
-import importlib.util
 import json
 import os
 import pathlib
@@ -11,16 +10,14 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from tests.examples import load_example
 
 _PATH = pathlib.Path(__file__).parents[2] / "examples" / "program_eval.py"
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("program_eval_example", _PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("program_eval")
 
 
 def _lstm_parameters(input_dim, units):
