@@ -39,13 +39,17 @@ def check_tree_input_shapes(layer, shapes, arity=None):
         raise ValueError(f"{type(layer).__name__}: {error}") from None
 
 
-def check_children(layer, children, node_mask, first_parent, last_parent):
+def check_children(
+    layer, children, node_mask, first_parent, last_parent, node_of_row
+):
     """Raises on bad `children`; returns `last_parent`, after the checks.
 
-    `first_parent` and `last_parent` are `reduce_parents` of
-    `flat_child_rows(children, batch * N)` with `ops.segment_min` and
+    `first_parent` and `last_parent` are `reduce_parents` of the real
+    nodes' children, numbered as the real nodes, with `ops.segment_min` and
     `ops.segment_max` (the layer needs the parents anyway; the check that
-    no node has two parents compares them).
+    no node has two parents compares them); `node_of_row` `(batch * N,)`
+    maps each row of the flat batch to its real node (the number of real
+    nodes for padding).
 
     On concrete tensors (eager execution) this is a `ValueError` naming the
     first bad node. While tracing, the checks become part of the graph and
@@ -89,7 +93,16 @@ def check_children(layer, children, node_mask, first_parent, last_parent):
     return _assert_no_bad_node(
         last_parent,
         any_bad,
-        lambda: _named_checks(layer, children, real, shared),
+        lambda: _named_checks(
+            layer,
+            children,
+            real,
+            # Per row of the flat batch (false for padding).
+            ops.take(
+                ops.concatenate([shared, ops.zeros((1,), "bool")]),
+                node_of_row,
+            ),
+        ),
     )
 
 
@@ -173,20 +186,21 @@ def flat_child_rows(children, empty):
     )
 
 
-def reduce_parents(rows, segment_reduction):
-    """`(total,)`: `segment_reduction` (e.g. `ops.segment_max`) of the rows
-    of each row's parents; `rows` `(total, K)` holds `total` for an empty
-    slot. A row without a parent gets the reduction's empty value."""
-    total, width = ops.shape(rows)[0], ops.shape(rows)[1]
+def reduce_parents(children, segment_reduction):
+    """`(n,)`: `segment_reduction` (e.g. `ops.segment_max`) of the parents
+    of each of `n` nodes; `children` `(n, K)` holds the nodes' children,
+    `n` for an empty slot. A node without a parent gets the reduction's
+    empty value."""
+    num, width = ops.shape(children)[0], ops.shape(children)[1]
     parents = ops.broadcast_to(
-        ops.reshape(ops.arange(total, dtype="int32"), (-1, 1)), (total, width)
+        ops.reshape(ops.arange(num, dtype="int32"), (-1, 1)), (num, width)
     )
-    # Empty slots count for an extra row, dropped after.
+    # Empty slots count for an extra node, dropped after.
     return segment_reduction(
         ops.reshape(parents, (-1,)),
-        ops.reshape(rows, (-1,)),
-        num_segments=total + 1,
-    )[:total]
+        ops.reshape(children, (-1,)),
+        num_segments=num + 1,
+    )[:num]
 
 
 def _assert_no_bad_node(tensor, any_bad, named_checks):

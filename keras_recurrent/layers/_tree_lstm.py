@@ -32,8 +32,10 @@ class TreeLSTMBase(keras.layers.Layer):
     the states of the children `(M, K, units)` (zeros in empty slots) of
     `M` nodes to their new `(h, c)`.
 
-    `call` sorts the real nodes of the whole batch by level once (the
-    leaves first, then the inner nodes, deepest first), so that each level
+    After the checks of `children`, `call` works on the real nodes alone
+    (padding is often most of a batch). It sorts the real nodes of the
+    whole batch by level once (the leaves first, then the inner nodes,
+    deepest first), so that each level
     is a contiguous block of rows; the states live in two arrays
     `(real nodes + 1, units)` in that order (the last row is the zero state
     of empty slots). The leaves are computed at once, before the loop;
@@ -152,17 +154,12 @@ class TreeLSTMBase(keras.layers.Layer):
         inner nodes add to their recurrent terms in one op, come first.
         Read once per call (a variable read inside the level loop would run,
         and be kept for the gradient, at each step)."""
-        units = self.units
 
         def reorder(weight):
-            return ops.concatenate(
-                [
-                    weight[..., :units],
-                    weight[..., 2 * units :],
-                    weight[..., units : 2 * units],
-                ],
-                axis=-1,
-            )
+            # A split, not slices: a slice's gradient (`StridedSliceGrad`)
+            # was several times slower than the concatenation a split's is.
+            i, f, o, u = ops.split(weight, 4, axis=-1)
+            return ops.concatenate([i, o, u, f], axis=-1)
 
         return (
             reorder(self.kernel),
@@ -219,60 +216,72 @@ class TreeLSTMBase(keras.layers.Layer):
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
 
-        # Node v of tree b is row b * N + v of the flat node arrays; `rows`
-        # `(total, K)` holds the rows of each node's children (`total` for
-        # an empty slot). The real nodes are sorted by level
-        # (`_node_levels`): the leaves (level 0) first, then the inner
-        # nodes, deepest first. Level `l` is the contiguous block
-        # `bounds[l]:bounds[l + 1]` of this order; the states `h` and `c` of
-        # the real nodes live in two arrays in the same order, plus a last
-        # all-zero row that empty slots read.
-        rows = flat_child_rows(children, total)
+        # Node v of tree b is row b * N + v of the flat batch. Past the
+        # checks, the work is done on the real nodes alone (padding is most
+        # of a batch of trees of mixed sizes), numbered in row order:
+        # `index_of[row]` is the number of the real node at `row`, and
+        # `num_real` for padding and for the extra row `total` that
+        # `flat_child_rows` gives empty slots; `node_children` `(num_real,
+        # K)` holds each real node's children, `num_real` in empty slots.
+        real_int = ops.cast(real, "int32")
+        num_real = ops.sum(real_int)
+        real_rows = ops.cast(ops.nonzero(real)[0], "int32")
+        index_of = ops.concatenate(
+            [
+                ops.where(real, ops.cumsum(real_int) - 1, num_real),
+                ops.expand_dims(num_real, 0),
+            ]
+        )
+        node_children = ops.take(
+            index_of,
+            ops.take(flat_child_rows(children, total), real_rows, axis=0),
+        )
         parent = check_children(
             self,
             children,
             node_mask,
-            reduce_parents(rows, ops.segment_min),
-            reduce_parents(rows, ops.segment_max),
+            reduce_parents(node_children, ops.segment_min),
+            reduce_parents(node_children, ops.segment_max),
+            index_of[:total],
         )
-        num_real = ops.sum(ops.cast(real, "int32"))
-        levels = _node_levels(rows, parent, real)
+        # The real nodes are sorted by level (`_node_levels`): the leaves
+        # (level 0) first, then the inner nodes, deepest first. Level `l`
+        # is the contiguous block `bounds[l]:bounds[l + 1]` of this order;
+        # the states `h` and `c` live in two arrays in the same order, plus
+        # a last all-zero row that empty slots read.
+        levels = _node_levels(node_children, parent)
         # Not `ops.max(..., initial=-1)`: with PyTorch it puts `initial` on
         # the CPU, next to CUDA tensors.
         num_levels = (
             ops.max(ops.concatenate([levels, ops.full((1,), -1, "int32")])) + 1
         )
-        num_leaves = ops.sum(
-            ops.cast(ops.logical_and(real, ops.equal(levels, 0)), "int32")
-        )
-        # One sort puts the real rows first, by level; `slot` is where each
-        # row sits in that order (padding rows, and the extra row `total`
-        # that empty slots name: the zero row `num_real`).
-        by_level = ops.cast(
-            ops.argsort(ops.where(real, levels, total)), "int32"
-        )
+        num_leaves = ops.sum(ops.cast(ops.equal(levels, 0), "int32"))
+        by_level = ops.cast(ops.argsort(levels), "int32")
+        # `slot[node]`: where a real node sits in that order (the inverse
+        # permutation, as a segment sum: TensorFlow's `scatter` took several
+        # times longer), and the zero row `num_real` for `num_real`.
         slot = ops.concatenate(
             [
-                ops.minimum(
-                    ops.scatter(
-                        ops.expand_dims(by_level, -1),
-                        ops.arange(total, dtype="int32"),
-                        ops.expand_dims(total, 0),
-                    ),
-                    num_real,
+                ops.segment_sum(
+                    ops.arange(num_real, dtype="int32"),
+                    by_level,
+                    num_segments=num_real,
                 ),
                 ops.expand_dims(num_real, 0),
             ]
         )
-        order = by_level[:num_real]
         bounds = ops.cast(
             ops.searchsorted(
-                ops.take(levels, order),
+                ops.take(levels, by_level),
                 ops.arange(num_levels + 1, dtype="int32"),
             ),
             "int32",
         )
-        inner_slots = ops.take(slot, ops.take(rows, order[num_leaves:], axis=0))
+        inner_slots = ops.take(
+            slot, ops.take(node_children, by_level[num_leaves:], axis=0)
+        )
+        # The rows of the flat batch in level order.
+        order = ops.take(real_rows, by_level)
 
         flat_inputs = ops.reshape(
             ops.cast(node_inputs, self.compute_dtype),
@@ -295,11 +304,15 @@ class TreeLSTMBase(keras.layers.Layer):
         # at once, before the loop (most nodes are leaves). They need no
         # forget gate, so they are projected on the [i, o, u] columns only.
         kernel, bias = self._input_weights()
+
+        def input_gates(weight):  # The [i, o, u] blocks.
+            return ops.concatenate(ops.split(weight, 4, axis=-1)[:3], axis=-1)
+
         x_i, x_o, x_u = ops.split(
             self._project(
                 leaf_x,
-                kernel[:, : 3 * units],
-                None if bias is None else bias[: 3 * units],
+                input_gates(kernel),
+                None if bias is None else input_gates(bias),
             ),
             3,
             axis=-1,
@@ -373,9 +386,10 @@ class TreeLSTMBase(keras.layers.Layer):
         )
 
         if self.return_nodes:
+            row_slots = ops.take(slot, index_of[:total])
             outputs = [
                 ops.reshape(
-                    ops.take(state, slot[:total], axis=0),
+                    ops.take(state, row_slots, axis=0),
                     (batch_size, num_nodes, units),
                 )
                 for state in (h, c)
@@ -385,19 +399,16 @@ class TreeLSTMBase(keras.layers.Layer):
                 ops.reshape(ops.cast(real, "int32"), (batch_size, num_nodes)),
                 axis=1,
             )
-            roots = ops.where(
+            # The last real row of each tree (`total`, the zero row, for an
+            # empty tree).
+            root_rows = ops.where(
                 ops.greater(tree_sizes, 0),
-                ops.take(
-                    slot,
-                    ops.maximum(
-                        ops.arange(batch_size, dtype="int32") * num_nodes
-                        + tree_sizes
-                        - 1,
-                        0,
-                    ),
-                ),
-                num_real,
+                ops.arange(batch_size, dtype="int32") * num_nodes
+                + tree_sizes
+                - 1,
+                total,
             )
+            roots = ops.take(slot, ops.take(index_of, root_rows))
             outputs = [ops.take(state, roots, axis=0) for state in (h, c)]
         return outputs if self.return_state else outputs[0]
 
@@ -432,21 +443,20 @@ class TreeLSTMBase(keras.layers.Layer):
         return {**base_config, **config}
 
 
-def _node_levels(rows, parent, real):
-    """The level of every row: 0 for leaves, then deepest nodes first.
+def _node_levels(children, parent):
+    """The level of every node: 0 for leaves, then deepest nodes first.
 
-    `rows` `(total, K)` are the children's rows, `total` for an empty slot;
-    `parent` `(total,)` is the row of each row's parent (a negative number
-    for roots and padding): every node has at most one parent. An inner
-    node at depth `d` (its distance from the root) gets level `1 + D - d`,
-    where `D` is the largest depth of an inner node, so its inner children
-    (depth `d + 1`) come one level earlier and its leaves at level 0. The
-    depths come from pointer jumping: `log2(depth)` steps, not one per
-    level.
+    `children` `(n, K)` are the nodes' children, `n` for an empty slot;
+    `parent` `(n,)` is the parent of each node (a negative number for
+    roots): every node has at most one parent. An inner node at depth `d`
+    (its distance from the root) gets level `1 + D - d`, where `D` is the
+    largest depth of an inner node, so its inner children (depth `d + 1`)
+    come one level earlier and its leaves at level 0. The depths come from
+    pointer jumping: `log2(depth)` steps, not one per level.
     """
-    total = ops.shape(rows)[0]
-    indices = ops.arange(total, dtype="int32")
-    # Roots and padding are their own parents.
+    num = ops.shape(children)[0]
+    indices = ops.arange(num, dtype="int32")
+    # Roots are their own parents.
     parent = ops.where(ops.less(parent, 0), indices, parent)
 
     def body(depth, ancestor, changed):
@@ -468,9 +478,9 @@ def _node_levels(rows, parent, real):
         ),
         # Enough for any forest; bounds the loop on a cycle, which the
         # checks reject only where they run (eagerly, or TensorFlow).
-        maximum_iterations=total + 1,
+        maximum_iterations=num + 1,
     )
-    inner = ops.logical_and(real, ops.any(ops.less(rows, total), axis=1))
+    inner = ops.any(ops.less(children, num), axis=1)
     deepest = ops.max(
         ops.concatenate(
             [ops.where(inner, depth, -1), ops.full((1,), -1, "int32")]

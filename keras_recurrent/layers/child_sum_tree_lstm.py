@@ -128,30 +128,24 @@ class ChildSumTreeLSTM(TreeLSTMBase):
         return (units, 4 * units)
 
     def _level_weights(self):
-        units = self.units
-        kernel = self.recurrent_kernel
-        # The [i, o, u] columns read h̃; the forget columns read each child.
-        return (
-            ops.concatenate(
-                [kernel[:, :units], kernel[:, 2 * units :]], axis=1
-            ),
-            kernel[:, units : 2 * units],
-        )
+        # The [i, o, u] columns read h̃, the forget columns each child. A
+        # zero block in place of the forget columns in the first makes its
+        # product line up with the projections' [i, o, u, f] blocks, so
+        # `_update` adds them whole (slicing `projected` instead cost more,
+        # backward, than the zero columns do).
+        i, f, o, u = ops.split(self.recurrent_kernel, 4, axis=-1)
+        return ops.concatenate([i, o, u, ops.zeros_like(f)], axis=1), f
 
     def _update(self, weights, projected, child_h, child_c):
         gate_kernel, forget_kernel = weights
-        units = self.units
-        # `projected` has the blocks [i, o, u, f] (`_input_weights`): one
-        # add for the [i, o, u] terms.
-        z_i, z_o, z_u = ops.split(
-            projected[:, : 3 * units]
-            + ops.matmul(ops.sum(child_h, axis=1), gate_kernel),
-            3,
+        # `projected` has the blocks [i, o, u, f] (`_input_weights`).
+        z_i, z_o, z_u, x_f = ops.split(
+            projected + ops.matmul(ops.sum(child_h, axis=1), gate_kernel),
+            4,
             axis=-1,
         )
         f = self.recurrent_activation(
-            ops.expand_dims(projected[:, 3 * units :], 1)
-            + ops.matmul(child_h, forget_kernel)
+            ops.expand_dims(x_f, 1) + ops.matmul(child_h, forget_kernel)
         )
         c = self.recurrent_activation(z_i) * self.activation(z_u) + ops.sum(
             f * child_c, axis=1

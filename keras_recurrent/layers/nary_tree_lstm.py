@@ -132,16 +132,10 @@ class NaryTreeLSTM(TreeLSTMBase):
     def _level_weights(self):
         # Column blocks reordered to [i, o, u, f_1, ..., f_K], as the
         # projections (`_input_weights`).
-        units, kernel = self.units, self.recurrent_kernel
-        forget_end = (1 + self.arity) * units
-        return ops.concatenate(
-            [
-                kernel[:, :units],
-                kernel[:, forget_end:],
-                kernel[:, units:forget_end],
-            ],
-            axis=1,
-        )
+        # (A split: slices' gradients cost more.)
+        blocks = ops.split(self.recurrent_kernel, 3 + self.arity, axis=1)
+        i, forget, o, u = blocks[0], blocks[1:-2], blocks[-2], blocks[-1]
+        return ops.concatenate([i, o, u, *forget], axis=1)
 
     def _update(self, weights, projected, child_h, child_c):
         units, arity = self.units, self.arity

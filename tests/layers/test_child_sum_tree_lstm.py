@@ -70,21 +70,23 @@ def test_node_levels():
         [("a", ("b", ("c", "d"))), ("s", "1", "2", "3"), "x"],
         vocabulary=lambda label: 0,
     )
-    rows = np.where(
-        batch["children"] >= 0,
-        batch["children"] + 4 * np.arange(3)[:, None, None],
-        12,
-    ).reshape(12, -1)
-    parent = np.full(12, -1, "int32")
-    for row, child_rows in enumerate(rows):
-        parent[child_rows[child_rows < 12]] = row
-    levels = _tree_lstm._node_levels(
-        rows, parent, batch["node_mask"].reshape(-1).astype(bool)
-    )
-    np.testing.assert_array_equal(
-        np.asarray(levels).reshape(3, 4),
-        [[0, 1, 2, 3], [0, 0, 0, 3], [0, 0, 0, 0]],
-    )
+    # The 9 real nodes, numbered in row order (rows 0-7, then row 8 of the
+    # third tree's 4); 9 in empty slots.
+    real_rows = np.flatnonzero(batch["node_mask"].reshape(-1))
+    node_of_row = np.full(13, 9)
+    node_of_row[real_rows] = np.arange(9)
+    children = node_of_row[
+        np.where(
+            batch["children"] >= 0,
+            batch["children"] + 4 * np.arange(3)[:, None, None],
+            12,
+        ).reshape(12, -1)[real_rows]
+    ]
+    parent = np.full(9, -1, "int32")
+    for node, node_children in enumerate(children):
+        parent[node_children[node_children < 9]] = node
+    levels = _tree_lstm._node_levels(children, parent)
+    np.testing.assert_array_equal(levels, [0, 1, 2, 3, 0, 0, 0, 3, 0])
 
 
 def test_padding_does_not_leak_and_pad_size_does_not_matter():
