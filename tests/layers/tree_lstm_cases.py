@@ -251,6 +251,21 @@ def check_shared_child(cls, **kwargs):
         "\\(tree, node\\).*\\[0\\] \\[0\\]",
     ):
         traced(*inputs)
+    # The same in the second tree, after the first one's padding rows: the
+    # traced check names the right node (the layer's parents are per real
+    # node, and mapped back to rows for the message).
+    inputs = [
+        np.array(array)
+        for array in encode_small(
+            [("d", "e"), ("r", ("p", "a", "b"), "c")], **kwargs
+        )
+    ]
+    inputs[1][1, 3, 0] = 0
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match="at most one node.*\\(tree, node\\).*\\[1\\] \\[0\\]",
+    ):
+        traced(*inputs)
 
 
 def encode_small(trees, arity=None):
