@@ -145,7 +145,7 @@ class TreeClassifier(keras.Model):
         # `projected`: a slice's gradient is a dense `(nodes, 4 * units)`
         # tensor per node, which would make the loop quadratic.
         x_array = tf.TensorArray(
-            projected.dtype, size=size, element_shape=(4 * units,)
+            projected.dtype, size=size, element_shape=projected.shape[1:]
         ).unstack(projected)
         states = tf.TensorArray(
             projected.dtype,

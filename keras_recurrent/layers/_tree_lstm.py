@@ -27,10 +27,10 @@ class TreeLSTMBase(keras.layers.Layer):
     `_level_weights()` (what `_update` reads of the weights, prepared once
     per call, outside the loop; the `recurrent_kernel` by default) and
     `_update(weights, projected, child_h, child_c)`, which maps the input
-    projections `(M, 4 * units)` (blocks `[i, o, u, f]`, from
-    `_input_weights`; bias included) and
-    the states of the children `(M, K, units)` (zeros in empty slots) of
-    `M` nodes to their new `(h, c)`.
+    projections (from `_input_weights`, bias included: blocks `[i, o, u,
+    f]`, or as a subclass's `_input_weights` arranges them, the `[i, o, u]`
+    blocks first) and the states of the children `(M, K, units)` (zeros in
+    empty slots) of `M` nodes to their new `(h, c)`.
 
     After the checks of `children`, `call` works on the real nodes alone
     (padding is often most of a batch). It sorts the real nodes of the
@@ -306,7 +306,8 @@ class TreeLSTMBase(keras.layers.Layer):
         kernel, bias = self._input_weights()
 
         def input_gates(weight):  # The [i, o, u] blocks.
-            return ops.concatenate(ops.split(weight, 4, axis=-1)[:3], axis=-1)
+            blocks = ops.split(weight, weight.shape[-1] // units, axis=-1)
+            return ops.concatenate(blocks[:3], axis=-1)
 
         x_i, x_o, x_u = ops.split(
             self._project(
@@ -325,7 +326,7 @@ class TreeLSTMBase(keras.layers.Layer):
         # gradient per step, so it reads only the inner nodes' rows, and
         # their inputs rather than their projections when those are
         # narrower (projecting them in the loop).
-        project_in_loop = self.kernel.shape[0] < 4 * units
+        project_in_loop = kernel.shape[0] < kernel.shape[1]
         if not project_in_loop:
             inner_x = self._project(inner_x, kernel, bias)
         recurrent_mask = None
