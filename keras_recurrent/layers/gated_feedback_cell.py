@@ -56,6 +56,16 @@ def resolve_units(units, num_layers):
     return [int(units)] * (1 if num_layers is None else num_layers)
 
 
+def _split_sizes(x, sizes, axis=-1):
+    """`x` cut into parts of `sizes` along `axis` (equal parts in one
+    `split` by count, which builds fewer ops than split points)."""
+    if len(sizes) == 1:
+        return [x]
+    if len(set(sizes)) == 1:
+        return ops.split(x, len(sizes), axis=axis)
+    return ops.split(x, [int(i) for i in np.cumsum(sizes)[:-1]], axis=axis)
+
+
 def _check_choice(name, value, choices):
     if value not in choices:
         raise ValueError(
@@ -119,9 +129,15 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
 
     `cell.weights` (and `get_weights`) list them layer by layer, `kernel_j`,
     `recurrent_kernel_j`, `feedback_kernel_j`, `bias_j`, `gate_kernel_j`,
-    then `gate_recurrent_kernel`. The feedback of all source layers goes
-    through one matmul per target layer, `(h*_{t-1} ⊙ g^{·→j}) U^{·→j}`,
-    and `u_g · h*_{t-1}` of all `L²` pairs through one matmul per step.
+    then `gate_recurrent_kernel`. `u_g · h*_{t-1}` of all `L²` pairs goes
+    through one matmul per step. Run by `GatedFeedbackRNN`, a `"gated"`
+    step makes every `h^i_{t-1} U^{i→j}` (and the gru/lstm gates' own
+    `h^i_{t-1} U^i`) at its start, one matmul per source layer against
+    `[U^i, U^{i→0}, ..., U^{i→L-1}]` (`feedback_weights`), and weights the
+    feedback products by the gates after, so that these matmuls need not
+    wait for the gates; run by `keras.layers.RNN`, it scales `h*_{t-1}` by
+    the gates and makes the feedback of all source layers in one matmul per
+    target layer, `(h*_{t-1} ⊙ g^{·→j}) U^{·→j}` (the same numbers).
 
     States, in this order: `[h_0, h_1, ..., h_{L-1}]` for tanh and gru;
     `[h_0, c_0, h_1, c_1, ..., h_{L-1}, c_{L-1}]` for lstm (each layer in
@@ -264,8 +280,10 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         self._gate_expansion = np.repeat(
             np.eye(self.num_layers), self.layer_units, axis=1
         )
-        # Set by `GatedFeedbackRNN` while its inputs are `project_inputs`.
+        # Set by `GatedFeedbackRNN` while its inputs are `project_inputs`,
+        # and to `feedback_weights()` for the length of its time loop.
         self._inputs_projected = False
+        self._feedback_weights = None
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -395,6 +413,35 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             projected = projected + bias
         return projected
 
+    def feedback_weights(self):
+        """For `"gated"`: per source layer `i`, its recurrent matrices side
+        by side, `[U^i, U^{i→0}, ..., U^{i→L-1}]`.
+
+        `(n_i, (G - 1) * n_i + N)`: `recurrent_kernel_i` (gru and lstm
+        only), then the rows of layer `i` of every `feedback_kernel_j`. With
+        them a step makes every product of `h^i_{t-1}` at its start, in one
+        matmul per source layer, and weights the feedback products by the
+        gates after: the feedback matmuls then need not wait for the gates,
+        which wait for the layer below, and run alongside them. (Scaling
+        `h*` by the gates first puts each layer's feedback matmul after its
+        gates.) `GatedFeedbackRNN` arranges them once, before its time loop;
+        `None` for the other feedback modes.
+        """
+        if self.feedback != "gated":
+            return None
+        rows = [
+            _split_sizes(kernel, self.layer_units, axis=0)
+            for kernel in self.feedback_kernels
+        ]
+        return [
+            ops.concatenate(
+                self.recurrent_kernels[i : i + 1]
+                + [kernel_rows[i] for kernel_rows in rows],
+                axis=1,
+            )
+            for i in range(self.num_layers)
+        ]
+
     def call(self, inputs, states, training=False):
         _check_float_inputs(self, inputs)
         output, new_states, _ = self.step(inputs, states, training=training)
@@ -432,6 +479,7 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         h_star = h_rec[0]
         if num_layers > 1 and self.feedback != "none":
             h_star = ops.concatenate(h_rec, axis=-1)
+        pair_products = own_recurrent = None
         if self.feedback == "gated":
             # u_g^{i→j} · h*_{t-1} for every pair at once, one split into
             # the layers' parts (cheaper than a slice per layer, backward).
@@ -440,7 +488,22 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 num_layers,
                 axis=-1,
             )
-            h_blocks = self._layer_blocks(h_star)
+            if self._feedback_weights is not None:
+                # `own_recurrent[i]` = h^i_{t-1} U^i (gru, lstm) and
+                # `pair_products[i][j]` = h^i_{t-1} U^{i→j}.
+                own = len(self.gate_blocks) - 1
+                pair_products, own_recurrent = [], []
+                for h, kernel, width in zip(
+                    h_rec, self._feedback_weights, self.layer_units
+                ):
+                    parts = _split_sizes(
+                        ops.matmul(h, kernel),
+                        [own * width] * (own > 0) + self.layer_units,
+                    )
+                    own_recurrent.append(parts[0] if own else None)
+                    pair_products.append(parts[-num_layers:])
+            else:
+                h_blocks = self._layer_blocks(h_star)
 
         layer_input = inputs
         new_h, new_states, gates = [], [], []
@@ -462,11 +525,23 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             if self.feedback == "gated":
                 g = ops.sigmoid(gate_input + gate_recurrent[j])
                 gates.append(g)
-                # Σ_i g^{i→j} U^{i→j} h^i = (h* ⊙ g broadcast per layer) U.
-                feedback = ops.matmul(
-                    self._scale_by_layer(h_star, h_blocks, g),
-                    self.feedback_kernels[j],
-                )
+                if pair_products is not None:
+                    # Σ_i g^{i→j} (h^i U^{i→j}).
+                    g_columns = (
+                        ops.split(g, num_layers, axis=-1)
+                        if num_layers > 1
+                        else [g]
+                    )
+                    feedback = g_columns[0] * pair_products[0][j]
+                    for i in range(1, num_layers):
+                        feedback = feedback + g_columns[i] * pair_products[i][j]
+                else:
+                    # Σ_i g^{i→j} U^{i→j} h^i = (h* ⊙ g broadcast per
+                    # layer) U.
+                    feedback = ops.matmul(
+                        self._scale_by_layer(h_star, h_blocks, g),
+                        self.feedback_kernels[j],
+                    )
             elif self.feedback == "fixed":
                 feedback = ops.matmul(h_star, self.feedback_kernels[j])
             else:
@@ -476,7 +551,10 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 h = self.activation(z + feedback)
                 new_states.append(h)
             else:
-                recurrent = ops.matmul(h_rec[j], self.recurrent_kernels[j])
+                if own_recurrent is not None:
+                    recurrent = own_recurrent[j]
+                else:
+                    recurrent = ops.matmul(h_rec[j], self.recurrent_kernels[j])
                 if self.cell_type == "gru":
                     z_x, r_x, h_x = ops.split(z, 3, axis=-1)
                     z_h, r_h = ops.split(recurrent, 2, axis=-1)

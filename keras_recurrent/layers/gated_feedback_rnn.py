@@ -114,10 +114,14 @@ class GatedFeedbackRNN(CellRNN):
         # for all steps, outside the time loop.
         projected = self.cell.project_inputs(sequences, training=training)
         self.cell._inputs_projected = True
+        # Each source layer's feedback matrices side by side, arranged
+        # once: the steps then make the feedback products before the gates.
+        self.cell._feedback_weights = self.cell.feedback_weights()
         return projected
 
     def _end_call(self):
         self.cell._inputs_projected = False
+        self.cell._feedback_weights = None
 
     def gate_values(self, sequences, mask=None, initial_state=None):
         """The global reset gates `g^{i→j}_t` for a batch, without dropout.

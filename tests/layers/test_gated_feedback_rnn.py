@@ -111,6 +111,7 @@ def test_layer_dropout_matches_reference():
     for state, expected_state in zip(states, expected_states, strict=True):
         np.testing.assert_allclose(state, expected_state, atol=1e-5)
     assert not layer.cell._inputs_projected
+    assert layer.cell._feedback_weights is None
 
 
 def test_go_backwards_and_gate_values_in_input_time_order():
