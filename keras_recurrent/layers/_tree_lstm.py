@@ -28,9 +28,9 @@ class TreeLSTMBase(keras.layers.Layer):
     per call, outside the loop; the `recurrent_kernel` by default) and
     `_update(weights, projected, child_h, child_c)`, which maps the input
     projections (from `_input_weights`, bias included: blocks `[i, o, u,
-    f]`, or as a subclass's `_input_weights` arranges them, the `[i, o, u]`
-    blocks first) and the states of the children `(M, K, units)` (zeros in
-    empty slots) of `M` nodes to their new `(h, c)`.
+    f]`, with `f` once per child slot for N-ary) and the states of the
+    children `(M, K, units)` (zeros in empty slots) of `M` nodes to their
+    new `(h, c)`.
 
     After the checks of `children`, `call` works on the real nodes alone
     (padding is often most of a batch). It sorts the real nodes of the
@@ -152,14 +152,19 @@ class TreeLSTMBase(keras.layers.Layer):
         from `[i, f, o, u]` to `[i, o, u, f]`, as `_update` reads the
         projections: the `[i, o, u]` blocks, which the leaves need and the
         inner nodes add to their recurrent terms in one op, come first.
-        Read once per call (a variable read inside the level loop would run,
-        and be kept for the gradient, at each step)."""
+        With an `arity` (N-ary), the forget block comes once per child
+        slot, `[i, o, u, f, ..., f]`, to line up with the recurrent
+        product's `[i, o, u, f_1, ..., f_K]` columns, so that `_update` adds
+        them whole (slicing both apart cost more, backward, than the extra
+        columns). Read once per call (a variable read inside the level loop
+        would run, and be kept for the gradient, at each step)."""
+        forget_blocks = self._arity or 1
 
         def reorder(weight):
             # A split, not slices: a slice's gradient (`StridedSliceGrad`)
             # was several times slower than the concatenation a split's is.
             i, f, o, u = ops.split(weight, 4, axis=-1)
-            return ops.concatenate([i, o, u, f], axis=-1)
+            return ops.concatenate([i, o, u] + [f] * forget_blocks, axis=-1)
 
         return (
             reorder(self.kernel),

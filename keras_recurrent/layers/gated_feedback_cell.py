@@ -273,10 +273,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             if self.output_mode == "top"
             else sum(self.layer_units)
         )
-        # Split points of h*_{t-1} into the layers' h, and the 0/1 matrix
-        # `(L, sum(units))` that broadcasts g^{i→j} over layer i's units
-        # (for unequal widths; equal widths broadcast through a reshape).
-        self._state_splits = list(np.cumsum(self.layer_units)[:-1])
+        # The 0/1 matrix `(L, sum(units))` that broadcasts g^{i→j} over
+        # layer i's units (for unequal widths; equal widths broadcast
+        # through a reshape).
         self._gate_expansion = np.repeat(
             np.eye(self.num_layers), self.layer_units, axis=1
         )
@@ -296,7 +295,6 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         num_layers, widths = self.num_layers, self.layer_units
         num_blocks = len(self.gate_blocks)
         self.input_widths = [int(input_shape[-1])] + widths[:-1]
-        self._input_splits = list(np.cumsum(self.input_widths)[:-1])
         total = sum(widths)
         # How many weights each initializer has started so far: each gets
         # its own seed offset, so that layers of equal widths do not start
@@ -460,21 +458,13 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         input_masks = [None] * num_layers
         if training and self.dropout > 0:
             mask = self.get_dropout_mask(inputs)
-            input_masks = (
-                ops.split(mask, self._input_splits, axis=-1)
-                if num_layers > 1
-                else [mask]
-            )
+            input_masks = _split_sizes(mask, self.input_widths)
         # The (dropped-out) h^i_{t-1} that the recurrent matmuls read, and
         # their concatenation h*_{t-1}, which only the feedback reads.
         h_rec = h_prev
         if training and self.recurrent_dropout > 0:
             mask = self.get_recurrent_dropout_mask(h_prev[0])
-            masks = (
-                ops.split(mask, self._state_splits, axis=-1)
-                if num_layers > 1
-                else [mask]
-            )
+            masks = _split_sizes(mask, self.layer_units)
             h_rec = [h * m for h, m in zip(h_prev, masks)]
         h_star = h_rec[0]
         if num_layers > 1 and self.feedback != "none":
@@ -492,7 +482,8 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 # `own_recurrent[i]` = h^i_{t-1} U^i (gru, lstm) and
                 # `pair_products[i][j]` = h^i_{t-1} U^{i→j}.
                 own = len(self.gate_blocks) - 1
-                pair_products, own_recurrent = [], []
+                pair_products = []
+                own_recurrent = [] if own else None
                 for h, kernel, width in zip(
                     h_rec, self._feedback_weights, self.layer_units
                 ):
@@ -500,7 +491,8 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                         ops.matmul(h, kernel),
                         [own * width] * (own > 0) + self.layer_units,
                     )
-                    own_recurrent.append(parts[0] if own else None)
+                    if own:
+                        own_recurrent.append(parts[0])
                     pair_products.append(parts[-num_layers:])
             else:
                 h_blocks = self._layer_blocks(h_star)

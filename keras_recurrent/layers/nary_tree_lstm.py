@@ -137,20 +137,6 @@ class NaryTreeLSTM(TreeLSTMBase):
         i, forget, o, u = blocks[0], blocks[1:-2], blocks[-2], blocks[-1]
         return ops.concatenate([i, o, u, *forget], axis=1)
 
-    def _input_weights(self):
-        # [i, o, u, f, ..., f]: the forget block once per child slot, so
-        # that the projections line up with the recurrent product's
-        # [i, o, u, f_1, ..., f_K] columns and `_update` adds them whole
-        # (slicing both apart cost more, backward, than the extra columns).
-        def per_slot(weight):
-            forget = ops.split(weight, 4, axis=-1)[3]
-            return ops.concatenate(
-                [weight] + [forget] * (self.arity - 1), axis=-1
-            )
-
-        kernel, bias = super()._input_weights()
-        return per_slot(kernel), None if bias is None else per_slot(bias)
-
     def _update(self, weights, projected, child_h, child_c):
         units, arity = self.units, self.arity
         # `projected` and `weights` both have the blocks
