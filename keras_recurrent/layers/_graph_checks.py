@@ -119,7 +119,9 @@ def _assert_no_bad_edge(bad, message):
         [ops.cast(flat, "int32"), ops.zeros((1,), "int32")]
     )
     first = ops.argmax(padded)
-    num_edges = ops.maximum(ops.shape(bad)[1], 1)
+    # In `first`'s dtype: with a float64 `floatx`, Keras makes the maximum
+    # of a dynamic int32 size and a Python int an int64.
+    num_edges = ops.cast(ops.maximum(ops.shape(bad)[1], 1), first.dtype)
     tf.debugging.Assert(
         ops.logical_not(ops.any(flat)),
         [

@@ -473,6 +473,36 @@ def test_bad_edges_raise_at_run_time_in_a_graph():
             model.predict(graphs, verbose=0)
 
 
+@pytest.fixture
+def float64_floatx():
+    floatx, policy = keras.config.floatx(), keras.config.dtype_policy()
+    keras.config.set_floatx("float64")
+    keras.config.set_dtype_policy("float64")
+    yield
+    keras.config.set_floatx(floatx)
+    keras.config.set_dtype_policy(policy)
+
+
+def test_float64_model_matches_reference_and_checks_edges(float64_floatx):
+    # With a float64 `floatx`, Keras made the traced edge check's row
+    # length an int64, which its int32 (graph, edge) arithmetic refused.
+    graphs = reference.random_graphs()
+    inputs = kr.graphs.graph_inputs(3)
+    layer = kr.layers.GatedGraph(UNITS, NUM_EDGE_TYPES, STEPS, name="gg")
+    model = keras.Model(inputs, layer(inputs))
+    reference.randomize_weights(layer)
+    assert layer.message_kernel.dtype == "float64"
+    outputs = model.predict(graphs, verbose=0)
+    assert outputs.dtype == "float64"
+    np.testing.assert_allclose(outputs, _expected(layer, graphs), atol=1e-6)
+    (corruption, _), *_ = BAD_EDGES
+    message = (
+        "GatedGraph .*gg.*node indices.*\\(graph, edge\\).*\\[1\\] \\[0\\]"
+    )
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        model.predict(_corrupt(*corruption), verbose=0)
+
+
 def test_trains_under_mirrored_strategy_like_on_one_device():
     graphs = kr.graphs.encode_graphs(
         [
