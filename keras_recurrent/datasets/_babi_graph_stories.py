@@ -25,28 +25,16 @@ def _opposite(direction):
     return (direction + 2) % 4
 
 
-def _coin(rng):
-    return bool(rng.integers(2))
-
-
-def _direction_fact(rng, source, direction, target):
-    """`target` is `direction` of `source`, stated either way round."""
-    if _coin(rng):
-        return (source, direction, target)
-    return (target, _opposite(direction), source)
-
-
 def _task_4(rng, question_type):
-    # Three rooms in a row, 0 -> 1 -> 2 going `direction`; the question asks
-    # what lies in direction `question_type` of the middle room, as in the
-    # symbolic bAbI task 4 (two-argument relations).
+    # As bAbI's `IsDir` (facebookarchive/bAbI-tasks, `babi/tasks/IsDir.lua`):
+    # three rooms in a row going north or east, stated as the two facts
+    # `0 d 1` and `1 d 2` (room 1 is `d` of room 0), never the opposite way
+    # round; the question asks what lies in direction `question_type` of
+    # the middle room, along the row or against it.
     if question_type is None:
         question_type = int(rng.integers(4))
-    direction = question_type if _coin(rng) else _opposite(question_type)
-    facts = [
-        _direction_fact(rng, 0, direction, 1),
-        _direction_fact(rng, 1, direction, 2),
-    ]
+    direction = min(question_type, _opposite(question_type))  # N or E.
+    facts = [(0, direction, 1), (1, direction, 2)]
     answer = 2 if question_type == direction else 0
     return facts, [([1], question_type, answer)], None
 
@@ -55,16 +43,17 @@ _IS, _HAS_FEAR, _HAS_COLOR = 0, 1, 1
 
 
 def _task_15(rng, question_type):
-    # Species 0..3, each afraid of another species; animals 4..7, each of
-    # a species. Q: what is animal `a` afraid of? A: the fear of its species.
-    # As in bAbI, a story asks about each of its four animals.
+    # As bAbI's `Deduction`: species 0..3, each afraid of another species;
+    # animals 4..7, each of its own species (a permutation). Q: what is
+    # animal `a` afraid of? A: the fear of its species. As in bAbI, a story
+    # asks about each of its four animals.
     num_species = 4
     fears = [
         int(rng.choice([other for other in range(num_species) if other != s]))
         for s in range(num_species)
     ]
     animals = range(num_species, 2 * num_species)
-    species = {animal: int(rng.integers(num_species)) for animal in animals}
+    species = dict(zip(animals, (int(s) for s in rng.permutation(num_species))))
     facts = [(animal, _IS, species[animal]) for animal in animals]
     facts += [(s, _HAS_FEAR, fears[s]) for s in range(num_species)]
     questions = [
@@ -75,17 +64,16 @@ def _task_15(rng, question_type):
 
 
 def _task_16(rng, question_type):
-    # Animals 0..4, species 5..8, colours 9..12. Every species has one
-    # colour; all animals but the asked one have their colour stated, and at
-    # least one other animal shares the asked one's species, so the answer
-    # is induced from it.
+    # As bAbI's `Induction`: animals 0..4, species 5..8, colours 9..12.
+    # Every species has its own colour (a permutation); all animals but the
+    # asked one have their colour stated, and the asked one's species is
+    # drawn again until another animal shares it, to induce the answer from.
     num_animals, num_species, num_colors = 5, 4, 4
-    while True:
-        species = rng.integers(num_species, size=num_animals)
-        asked = int(rng.integers(num_animals))
-        if np.sum(species == species[asked]) >= 2:
-            break
-    colors = rng.integers(num_colors, size=num_species)
+    species = rng.integers(num_species, size=num_animals)
+    asked = int(rng.integers(num_animals))
+    while np.sum(species == species[asked]) < 2:
+        species[asked] = rng.integers(num_species)
+    colors = rng.permutation(num_colors)
     first_species, first_color = num_animals, num_animals + num_species
     facts = [
         (animal, _IS, first_species + int(species[animal]))

@@ -26,18 +26,19 @@ def babi_graph(task, num_examples, *, question_type=None, seed=0):
 
     Tasks (see `kr.datasets.BABI_GRAPH_TASKS` for their sizes):
 
-    - `"task_4"`, two-argument relations: three rooms in a row, two facts
-      such as `A e B` (going east from A leads to B); the question
-      `eval B w` (what is west of the middle room?) has one of four
-      question types `n, e, s, w`; the answer is a node.
-    - `"task_15"`, basic deduction: four species, each afraid of another
-      (`has_fear`), and four animals, each of a species (`is`); `eval H
-      has_fear` asks what animal H is afraid of; the answer is a species.
-      Each story asks about its four animals.
-    - `"task_16"`, basic induction: five animals with a species (`is`), all
-      but the asked one with their colour (`has_color`); the colour is the
-      same for a whole species, and another animal of the asked one's
-      species is always there to induce it from.
+    - `"task_4"`, two-argument relations, as bAbI's `IsDir`: three rooms
+      in a row going north or east, two facts such as `A e B` (going east
+      from A leads to B; as in bAbI, facts are only ever stated with `n`
+      or `e`); the question `eval B w` (what is west of the middle room?)
+      has one of four question types `n, e, s, w`; the answer is a node.
+    - `"task_15"`, basic deduction, as bAbI's `Deduction`: four species,
+      each afraid of another (`has_fear`), and four animals, each of its
+      own species (`is`); `eval H has_fear` asks what animal H is afraid
+      of; the answer is a species. Each story asks about its four animals.
+    - `"task_16"`, basic induction, as bAbI's `Induction`: five animals
+      with a species (`is`), all but the asked one with their colour
+      (`has_color`); each species has its own colour, and another animal
+      of the asked one's species is always there to induce it from.
     - `"task_18"`, size reasoning, as bAbI's `Size` task with its default
       two inference steps: six objects and 4 to 9 facts `x > y` (the
       paper's encoding, which writes every size fact, "is bigger than" or

@@ -81,11 +81,15 @@ class BabiGraph(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
           Set of Prerequisite Toy Tasks](https://arxiv.org/abs/1502.05698)
     """
 
-    VERSION = tfds.core.Version("1.1.0")
+    VERSION = tfds.core.Version("1.2.0")
     RELEASE_NOTES = {
         "1.0.0": "Initial release.",
         "1.1.0": "task_18 as bAbI's Size task: questions two facts apart, "
         "every such pair asked.",
+        "1.2.0": "task_4, task_15 and task_16 as bAbI's IsDir, Deduction "
+        "and Induction: task_4's facts only north or east, task_15's "
+        "animals each of their own species, task_16's species each of "
+        "their own colour.",
     }
     BUILDER_CONFIGS = [
         BabiGraphConfig(name=name, description=task.description)

@@ -32,6 +32,12 @@ def _moves(example, task):
 
 def _solve_task_4(example):
     (middle,) = example["question_arguments"]
+    # As bAbI's IsDir: a row of three rooms going north or east, never
+    # stated the opposite way round.
+    facts = _facts(example, "task_4")
+    assert {relation for _, relation, _ in facts} in ({"n"}, {"e"})
+    assert sorted(middle == s for s, _, _ in facts) == [False, True]
+    assert sorted(middle == t for _, _, t in facts) == [False, True]
     direction = "nesw"[example["question_type"]]
     (reached,) = _moves(example, "task_4")[middle][direction]
     return reached
@@ -41,6 +47,9 @@ def _solve_task_15(example):
     (animal,) = example["question_arguments"]
     facts = _facts(example, "task_15")
     (species,) = [t for s, r, t in facts if s == animal and r == "is"]
+    # As bAbI's Deduction: each animal of its own species.
+    species_of = [t for s, r, t in facts if r == "is"]
+    assert len(species_of) == len(set(species_of)) == 4
     (feared,) = [t for s, r, t in facts if s == species and r == "has_fear"]
     return feared
 
@@ -57,6 +66,10 @@ def _solve_task_16(example):
         if species == species_of[animal] and other != animal
     ]
     colors = {color_of[other] for other in same}
+    # As bAbI's Induction: each species has its own colour.
+    species_colors = {(species_of[o], c) for o, c in color_of.items()}
+    assert len(species_colors) == len({c for _, c in species_colors})
+    assert len(species_colors) == len({s for s, _ in species_colors})
     # Induction needs a witness, and all witnesses must agree.
     assert len(colors) == 1
     return colors.pop()

@@ -51,7 +51,7 @@ def test_registered_with_tfds():
     assert configs["task_18"].task == "task_18"
     assert configs["task_18"].spec.max_edges == 9
     assert configs["task_18"].question_type is None
-    assert str(kr.datasets.BabiGraph.VERSION) == "1.1.0"
+    assert str(kr.datasets.BabiGraph.VERSION) == "1.2.0"
 
 
 def test_build_matches_generator_and_is_deterministic(tmp_path):
