@@ -99,39 +99,39 @@ print("same" if all(np.array_equal(a, b) for a, b in zip(first, again))
 """
 
 
+def _python(arguments, cwd):
+    """Runs Python with `arguments` in a fresh process; checks it worked."""
+    result = subprocess.run(
+        [sys.executable, *arguments],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KERAS_BACKEND": "tensorflow"},
+        cwd=cwd,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
 def test_a_task_trains_the_same_after_another(tmp_path):
     # Over a short training, a task's model depends on its seed alone, not
     # on the tasks trained before it in the process (it did with XLA and
     # `fit`'s shuffling). Over full trainings of the shortest path, rounding
     # differences still grow (see the README).
     script = _SCRIPT.format(examples=str(EXAMPLES))
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "KERAS_BACKEND": "tensorflow"},
-        cwd=tmp_path,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = _python(["-c", script], tmp_path)
     assert result.stdout.strip().endswith("same"), result.stdout
 
 
 def test_command_line_over_several_training_sets(tmp_path):
-    result = subprocess.run(
+    result = _python(
         [
-            sys.executable,
             str(EXAMPLES / "babi_graph.py"),
             *("--tasks", "task_15", "--training-sets", "2"),
             *("--test-sets", "2", "--test-size", "40"),
         ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "KERAS_BACKEND": "tensorflow"},
-        cwd=tmp_path,
-        timeout=600,
+        tmp_path,
     )
-    assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
     assert [line.split(":")[0] for line in lines[:2]] == [
         "task_15, seed 0",
