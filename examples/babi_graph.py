@@ -427,7 +427,7 @@ def main():
         seconds = time.perf_counter() - start
         # One training set: the spread over its test sets; several: the
         # spread of their means (the paper's 10 folds).
-        if len(per_seed) == 1:
+        if args.training_sets == 1:
             spread = per_seed[0]
         else:
             spread = np.array([acc.mean() for acc in per_seed])
