@@ -13,10 +13,11 @@ this for ten training sets (seeds), each with its own model and test sets,
 and reports the mean and standard deviation of their figures: the paper's
 protocol, whose ten folds each generate their own training and test data. For
 repeatable figures, TensorFlow's op determinism is on, XLA off, and
-minibatches are drawn by a seeded NumPy generator (each pass a permutation
-of the examples, as in the paper's data loader). Tasks 4 to 19 gave the
-same figures in every run of a seed; the shortest path did not (see the
-README).
+minibatches are cut from passes over the examples, each pass a permutation
+drawn by a seeded NumPy generator as in the paper's data loader (`fit` then
+shuffles the order of an epoch's minibatches with Python's `random`, which
+the same seed sets). Tasks 4 to 19 gave the same figures in every run of
+a seed; the shortest path did not (see the README).
 
 - Tasks 4, 15, 16: `GatedGraph` -> `NodeSelection` (the answer is a node).
 - Task 18: `GatedGraph` -> `GraphReadout` -> `Dense(units, "tanh")` ->
@@ -292,7 +293,10 @@ class ShuffledBatches(keras.utils.PyDataset):
     The order comes from a NumPy generator seeded by `seed` alone, so that it
     does not depend on the tasks trained before in the process (`fit`'s own
     shuffling, with TensorFlow's random ops, did). Each pass is a
-    permutation, as in the paper's data loader.
+    permutation, as in the paper's data loader. `fit` shuffles the order of
+    an epoch's minibatches in turn, with Python's `random` (seeded by
+    `train`), so the passes of an epoch interleave; each epoch still holds
+    every example `passes` times.
     """
 
     def __init__(self, data, passes, seed):
