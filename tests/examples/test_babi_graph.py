@@ -143,9 +143,9 @@ def test_a_task_trains_the_same_after_another(tmp_path):
     # same initial weights, the same minibatches in the same order, no XLA.
     # The trained weights are the same too in nearly every run, but not
     # always: these small trainings amplify a difference of 1e-7 in one
-    # initial weight to 5e-4 within 40 updates, and TensorFlow's CPU kernels
-    # rounded differently once in a busy test run (see the README's note on
-    # the shortest path).
+    # initial weight to 5e-4 within 40 updates, and the weights differed
+    # once in a busy test run, in a way ten further runs did not reproduce
+    # (see the README's note on the shortest path).
     script = _SCRIPT.format(examples=str(EXAMPLES))
     result = _python(["-c", script], tmp_path)
     assert result.stdout.strip().endswith("same"), result.stdout
