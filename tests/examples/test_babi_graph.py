@@ -144,7 +144,7 @@ def test_a_task_trains_the_same_after_another(tmp_path):
     # The trained weights are the same too in nearly every run, but not
     # always: these small trainings amplify a difference of 1e-7 in one
     # initial weight to 5e-4 within 40 updates, and the weights differed
-    # once in a busy test run, in a way ten further runs did not reproduce
+    # once in a busy test run, in a way 17 further runs did not reproduce
     # (see the README's note on the shortest path).
     script = _SCRIPT.format(examples=str(EXAMPLES))
     result = _python(["-c", script], tmp_path)
