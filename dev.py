@@ -53,7 +53,7 @@ def ensure_env():
                 "install",
                 "--quiet",
                 "-e",
-                ".[test,plot]",
+                ".[test,plot,jax,torch]",
             ],
             check=True,
             cwd=ROOT,

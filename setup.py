@@ -39,6 +39,10 @@ setup(
         "test": ["pytest>=8", "pytest-xdist>=3", "ruff>=0.6", "networkx"],
         "graphs": ["networkx"],
         "plot": ["matplotlib>=3.7"],
+        # The other Keras backends (`KERAS_BACKEND=jax` or `torch`); the test
+        # environment installs both, to run the layers on every backend.
+        "jax": ["jax"],
+        "torch": ["torch==2.13.0"],
         # Benchmark-only: PyTorch Geometric comparison for the GG-NN.
         "bench": ["torch==2.13.0", "torch-geometric"],
     },
