@@ -28,6 +28,8 @@ from keras_recurrent.datasets.program_eval_arrays import program_eval_arrays
 from keras_recurrent.datasets.program_eval_vocabulary import (
     PROGRAM_EVAL_VOCABULARY,
 )
+from keras_recurrent.datasets.read_babi_graphs import read_babi_graphs
+from keras_recurrent.datasets.read_listops_tsv import read_listops_tsv
 
 # The TFDS builders and their configs. With TensorFlow Datasets installed
 # they are imported now, which registers the builders with TFDS; without
@@ -78,4 +80,6 @@ __all__ = [
     "program_eval",
     "program_eval_arrays",
     "program_split",
+    "read_babi_graphs",
+    "read_listops_tsv",
 ]
