@@ -46,6 +46,8 @@ N-ary model overfit (training loss 0.13) and reached 85.2%, Child-Sum
 
     python examples/listops.py --train-size 2000 --epochs 2   # smoke test
     python examples/listops.py --train-size 90000 --epochs 5
+    python examples/listops.py --train-file train_d20s.tsv \\
+        --test-file test_d20s.tsv --train-size 90000 --epochs 5
     KERAS_BACKEND=torch python examples/listops.py --models nary \\
         --train-size 90000 --epochs 5 --json-out nary.json
 """
@@ -295,6 +297,69 @@ def models_list(text):
     return models
 
 
+def rows(data, keep):
+    """The examples of `data` (a dict of lists and arrays) at `keep`."""
+    keep = np.flatnonzero(keep)
+    return {
+        key: [value[i] for i in keep]
+        if isinstance(value, list)
+        else value[keep]
+        for key, value in data.items()
+    }
+
+
+def generated_splits(args):
+    """Train, validation and test data from one call of the generator."""
+    sizes = [args.train_size, args.validation_size, args.test_size]
+    data = kr.datasets.listops(
+        sum(sizes), max_length=args.max_length, seed=args.seed
+    )
+    bounds = np.cumsum([0] + sizes)
+    order = np.arange(bounds[-1])
+    return {
+        name: rows(data, (order >= bounds[i]) & (order < bounds[i + 1]))
+        for i, name in enumerate(("train", "validation", "test"))
+    }
+
+
+def release_splits(args):
+    """Train and validation data from `--train-file` (its expressions of
+    at most `--max-length` tokens), test data from `--test-file` (all of
+    them); prints how many were long."""
+    train = kr.datasets.read_listops_tsv(args.train_file)
+    test = kr.datasets.read_listops_tsv(args.test_file)
+    lengths = {
+        name: np.array([len(tokens) for tokens in data["tokens"]])
+        for name, data in (("train", train), ("test", test))
+    }
+    short = lengths["train"] <= args.max_length
+    print(
+        f"{args.train_file}: {len(short)} expressions, {np.sum(~short)} "
+        f"longer than {args.max_length} tokens skipped"
+    )
+    long_tests = np.sum(lengths["test"] > args.max_length)
+    print(
+        f"{args.test_file}: {len(lengths['test'])} expressions, all tested "
+        f"({long_tests} longer than {args.max_length} tokens, median length "
+        f"{np.median(lengths['test']):.0f})"
+    )
+    kept = np.flatnonzero(short)
+    if len(kept) <= args.validation_size:
+        raise SystemExit(
+            f"{args.train_file} has {len(kept)} expressions of at most "
+            f"{args.max_length} tokens: too few for --validation-size "
+            f"{args.validation_size} and training"
+        )
+    validation = kept[-args.validation_size :]
+    training = kept[: -args.validation_size][: args.train_size]
+    order = np.arange(len(short))
+    return {
+        "train": rows(train, np.isin(order, training)),
+        "validation": rows(train, np.isin(order, validation)),
+        "test": test,
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -323,21 +388,25 @@ def main():
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--train-file",
+        help="a file of the ListOps release (label<TAB>binary parse), e.g. "
+        "train_d20s.tsv: train on its first --train-size expressions of at "
+        "most --max-length tokens and validate on its last "
+        "--validation-size (instead of generated data)",
+    )
+    parser.add_argument(
+        "--test-file",
+        help="with --train-file: test on every expression of this release "
+        "file (e.g. test_d20s.tsv), whatever its length",
+    )
+    parser.add_argument(
         "--json-out", help="write the configuration and results here"
     )
     args = parser.parse_args()
+    if (args.train_file is None) != (args.test_file is None):
+        parser.error("--train-file and --test-file go together")
 
-    sizes = [args.train_size, args.validation_size, args.test_size]
-    data = kr.datasets.listops(
-        sum(sizes), max_length=args.max_length, seed=args.seed
-    )
-    bounds = np.cumsum([0] + sizes)
-    splits = {
-        name: {
-            key: value[bounds[i] : bounds[i + 1]] for key, value in data.items()
-        }
-        for i, name in enumerate(("train", "validation", "test"))
-    }
+    splits = release_splits(args) if args.train_file else generated_splits(args)
     results = []
 
     def report(partial=None):
@@ -359,9 +428,10 @@ def main():
         results.append(run(model, splits, args, report))
         report()
     print(
-        f"\nListOps, {args.train_size} training expressions of at most "
-        f"{args.max_length} tokens, {args.epochs} epochs, "
-        f"{keras.backend.backend()} backend"
+        f"\nListOps, {len(splits['train']['labels'])} training expressions "
+        f"of at most {args.max_length} tokens, {args.epochs} epochs, "
+        f"{keras.backend.backend()} backend; tested on "
+        f"{len(splits['test']['labels'])} expressions"
     )
     print(
         f"{'model':36s} {'test acc. %':>11s} {'published %':>12s} "
