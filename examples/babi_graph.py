@@ -52,6 +52,14 @@ accuracy in our runs).
     python examples/babi_graph.py                  # every task, ~5 minutes
     python examples/babi_graph.py --tasks task_15 task_19 --test-size 200
     python examples/babi_graph.py --training-sets 10   # the paper's 10 folds
+    python examples/babi_graph.py --data-dir babi_data/processed_1
+
+With `--data-dir`, the data are a fold of the paper's own (its
+`babi/data`, e.g. `processed_1/` in `chingyaoc/ggnn.pytorch`), read with
+`kr.datasets.read_babi_graphs`: the models train on the first stories of
+`train/N_graphs.txt` (50, or 250 for task 19, the sizes of the paper's
+figures), keep the weights of the best loss on its last 50 stories, and are
+tested on every question of `test/N_graphs.txt`.
 """
 
 import argparse
@@ -101,6 +109,8 @@ SETTINGS = {
         paper="100.0",
     ),
 }
+# The tasks of the paper's published data (`--data-dir`).
+PUBLISHED_TASKS = ("task_4", "task_15", "task_16", "task_18", "task_19")
 PROPAGATION_STEPS = 5
 # The paper's propagation model: the GRU reads the sums of the forward and
 # of the reverse messages side by side (its Eq. 2), with the reset gate
@@ -193,17 +203,26 @@ def load(task, seed, annotations, num_examples=None, num_stories=None):
     """Generated examples as (inputs, targets, sample weights, question
     types): either `num_examples` questions, or every question of
     `num_stories` stories."""
-    spec = kr.datasets.BABI_GRAPH_TASKS[task]
     if num_stories is not None:
         arrays = kr.datasets.babi_graph_arrays(
             task, MAX_QUESTIONS_PER_STORY * num_stories, seed=seed
         )
         # The last story may be cut short: keep whole ones only.
         assert arrays["story_id"][-1] >= num_stories
-        keep = arrays["story_id"] < num_stories
-        arrays = {name: value[keep] for name, value in arrays.items()}
+        arrays = rows_of(arrays, arrays["story_id"] < num_stories)
     else:
         arrays = kr.datasets.babi_graph_arrays(task, num_examples, seed=seed)
+    return model_data(task, arrays, annotations)
+
+
+def rows_of(arrays, keep):
+    return {name: value[keep] for name, value in arrays.items()}
+
+
+def model_data(task, arrays, annotations):
+    """The (inputs, targets, sample weights, question types) of graph
+    arrays (`babi_graph_arrays` or `read_babi_graphs`)."""
+    spec = kr.datasets.BABI_GRAPH_TASKS[task]
     inputs = {name: arrays[name] for name in GRAPH_TENSOR_NAMES}
     if annotations is not None:
         # Spare annotation channels for the GGS-NN to write into.
@@ -216,6 +235,47 @@ def load(task, seed, annotations, num_examples=None, num_stories=None):
     if spec.output == "node_sequence":
         inputs, targets, weights = with_end_node(inputs, arrays)
     return inputs, targets, weights, arrays["question_type"]
+
+
+def load_published(task, data_dir, annotations):
+    """A fold of the paper's data (`DATA_DIR/{train,test}/N_graphs.txt`)
+    as (training, validation, test) data: the first training stories of
+    `train/` (50, or 250 for task 19, as in the paper's results), its last
+    50 stories for validation, and every question of `test/`."""
+    number = task.split("_")[1]
+    paths = {
+        split: os.path.join(data_dir, split, f"{number}_graphs.txt")
+        for split in ("train", "test")
+    }
+    # One padded size for both files, so that one model reads both.
+    num_nodes = max(
+        kr.datasets.read_babi_graphs(path, task)["node_mask"].shape[1]
+        for path in paths.values()
+    )
+    arrays = {
+        split: kr.datasets.read_babi_graphs(path, task, num_nodes=num_nodes)
+        for split, path in paths.items()
+    }
+    stories = arrays["train"]["story_id"]
+    num_train = SETTINGS[task]["train"]
+    if stories.max() + 1 < num_train + VALIDATION_STORIES:
+        raise SystemExit(
+            f"{paths['train']} holds {stories.max() + 1} stories; "
+            f"{task} needs {num_train} for training and "
+            f"{VALIDATION_STORIES} for validation."
+        )
+    first_validation = stories.max() + 1 - VALIDATION_STORIES
+    return (
+        model_data(
+            task, rows_of(arrays["train"], stories < num_train), annotations
+        ),
+        model_data(
+            task,
+            rows_of(arrays["train"], stories >= first_validation),
+            annotations,
+        ),
+        model_data(task, arrays["test"], annotations),
+    )
 
 
 def subset(data, keep):
@@ -331,23 +391,15 @@ def predictions(model, inputs):
     return np.argmax(model.predict(inputs, batch_size=1000, verbose=0), -1)
 
 
-def run_task(task, args, seed):
-    """Test accuracies (one per test set) of the model(s) trained on the
-    training set of `seed`."""
+def train_models(task, args, seed, train_data, validation_data):
+    """One model per question type, as in the paper."""
     spec = kr.datasets.BABI_GRAPH_TASKS[task]
-    settings = SETTINGS[task]
-    annotations = settings.get("annotations")
-    *train_set, train_types = load(
-        task, (seed, 0), annotations, num_stories=settings["train"]
-    )
-    *validation_set, validation_types = load(
-        task, (seed, 1), annotations, num_stories=VALIDATION_STORIES
-    )
-    # One model per question type, as in the paper.
-    models = {
+    *train_set, train_types = train_data
+    *validation_set, validation_types = validation_data
+    return {
         question_type: train(
             task,
-            settings,
+            SETTINGS[task],
             subset(train_set, train_types == question_type),
             subset(validation_set, validation_types == question_type),
             seed,
@@ -357,26 +409,81 @@ def run_task(task, args, seed):
         )
         for question_type in range(spec.num_question_types)
     }
-    accuracies = []
-    for test_index in range(args.test_sets):
-        inputs, targets, weights, question_types = load(
-            task,
-            (seed, 2, test_index),
-            annotations,
-            num_examples=args.test_size,
+
+
+def accuracy_on(models, data):
+    """The accuracy (%) of the models, one per question type, on `data`."""
+    inputs, targets, weights, question_types = data
+    predicted = np.zeros_like(targets)
+    for question_type, model in models.items():
+        # Every model predicts the whole set (one trace, one shape); each
+        # example keeps the answer of its question type's model.
+        keep = question_types == question_type
+        predicted[keep] = predictions(model, inputs)[keep]
+    # Right when every step that counts is right.
+    wrong = (predicted != targets) & (weights > 0)
+    if wrong.ndim > 1:
+        wrong = np.any(wrong, axis=1)
+    return 100.0 * (1.0 - wrong.mean())
+
+
+def run_task(task, args, seed):
+    """Test accuracies (one per test set) of the model(s) trained on the
+    training set of `seed`: generated test sets, or the test file of the
+    paper's data with `--data-dir`."""
+    annotations = SETTINGS[task].get("annotations")
+    if args.data_dir:
+        train_data, validation_data, test_data = load_published(
+            task, args.data_dir, annotations
         )
-        predicted = np.zeros_like(targets)
-        for question_type, model in models.items():
-            # Every model predicts the whole set (one trace, one shape); each
-            # example keeps the answer of its question type's model.
-            keep = question_types == question_type
-            predicted[keep] = predictions(model, inputs)[keep]
-        # Right when every step that counts is right.
-        wrong = (predicted != targets) & (weights > 0)
-        if wrong.ndim > 1:
-            wrong = np.any(wrong, axis=1)
-        accuracies.append(100.0 * (1.0 - wrong.mean()))
-    return np.array(accuracies)
+        models = train_models(task, args, seed, train_data, validation_data)
+        return np.array([accuracy_on(models, test_data)])
+    train_data = load(
+        task, (seed, 0), annotations, num_stories=SETTINGS[task]["train"]
+    )
+    validation_data = load(
+        task, (seed, 1), annotations, num_stories=VALIDATION_STORIES
+    )
+    models = train_models(task, args, seed, train_data, validation_data)
+    return np.array(
+        [
+            accuracy_on(
+                models,
+                load(
+                    task,
+                    (seed, 2, test_index),
+                    annotations,
+                    num_examples=args.test_size,
+                ),
+            )
+            for test_index in range(args.test_sets)
+        ]
+    )
+
+
+def heading(args, seeds):
+    """What the table's figures are."""
+    if args.data_dir:
+        tested = (
+            f"Test accuracy on every question of {args.data_dir}'s test files"
+        )
+        if args.training_sets == 1:
+            return f"{tested} (seed {args.seed})"
+        return (
+            f"{tested}, mean ± std over {args.training_sets} "
+            f"initializations (seeds {seeds[0]} to {seeds[-1]})"
+        )
+    if args.training_sets == 1:
+        over = f"{args.test_sets} generated test sets (seed {args.seed})"
+    else:
+        over = (
+            f"{args.training_sets} generated training sets (seeds "
+            f"{seeds[0]} to {seeds[-1]}; each set's figure is its mean over "
+            f"{args.test_sets} test sets)"
+        )
+    return (
+        f"Test accuracy on {args.test_size} questions, mean ± std over {over}"
+    )
 
 
 def main():
@@ -385,7 +492,15 @@ def main():
         "--tasks",
         nargs="+",
         choices=list(SETTINGS),
-        default=list(SETTINGS),
+        help="default: every task (with --data-dir, every task of the "
+        "paper's data: all but the shortest path)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        help="a fold of the GG-NN paper's bAbI data, with "
+        "train/N_graphs.txt and test/N_graphs.txt: train on its first "
+        "stories, validate on its last 50, test on its test file "
+        "(instead of generated data)",
     )
     parser.add_argument("--test-sets", type=int, default=10)
     parser.add_argument("--test-size", type=int, default=1000)
@@ -407,6 +522,10 @@ def main():
         "`exact_torch_initialization`)",
     )
     args = parser.parse_args()
+    if args.tasks is None:
+        args.tasks = list(PUBLISHED_TASKS if args.data_dir else SETTINGS)
+    if args.data_dir and not set(args.tasks) <= set(PUBLISHED_TASKS):
+        parser.error(f"--data-dir holds the tasks {', '.join(PUBLISHED_TASKS)}")
     # Each of the small models traces its own predict function, which TF's
     # retracing warning counts as one function retraced: not a problem here.
     tf.get_logger().setLevel("ERROR")
@@ -423,9 +542,13 @@ def main():
         for seed in seeds:
             accuracies = run_task(task, args, seed)
             per_seed.append(accuracies)
+            if args.data_dir:
+                tested = f"on the test file of {args.data_dir}"
+            else:
+                tested = f"over {args.test_sets} test sets"
             print(
                 f"{task}, seed {seed}: {accuracies.mean():.2f} ± "
-                f"{accuracies.std():.2f}% over {args.test_sets} test sets",
+                f"{accuracies.std():.2f}% {tested}",
                 flush=True,
             )
         seconds = time.perf_counter() - start
@@ -437,18 +560,7 @@ def main():
             spread = np.array([acc.mean() for acc in per_seed])
         rows.append((task, SETTINGS[task], spread, seconds))
 
-    if args.training_sets == 1:
-        over = f"{args.test_sets} generated test sets (seed {args.seed})"
-    else:
-        over = (
-            f"{args.training_sets} generated training sets (seeds "
-            f"{seeds[0]} to {seeds[-1]}; each set's figure is its mean over "
-            f"{args.test_sets} test sets)"
-        )
-    print(
-        f"\nTest accuracy on {args.test_size} questions, mean ± std over "
-        f"{over}:\n"
-    )
+    print(f"\n{heading(args, seeds)}:\n")
     print(
         "| task | training stories | accuracy (%) | lowest (%) | paper (%) "
         "| time (s) |"

@@ -169,3 +169,60 @@ def test_command_line_over_several_training_sets(tmp_path):
     (row,) = [line for line in lines if line.startswith("| task_15 |")]
     mean, lowest = row.split("|")[3], row.split("|")[4]
     assert float(mean.split("±")[0]) >= float(lowest) > 50.0
+
+
+FOLD = EXAMPLES.parents[1] / "shared" / "data" / "babi-ggnn-fold1"
+
+
+@pytest.mark.skipif(
+    not FOLD.exists(),
+    reason=f"fold 1 of the GG-NN bAbI data is not at {FOLD} (../shared)",
+)
+@pytest.mark.parametrize("task", ["task_18", "task_19"])
+def test_published_fold_splits(example, task):
+    settings = example.SETTINGS[task]
+    train, validation, test = example.load_published(
+        task, str(FOLD), settings.get("annotations")
+    )
+    arrays = example.kr.datasets.read_babi_graphs(
+        FOLD / "train" / f"{task[5:]}_graphs.txt", task
+    )
+    stories = arrays["story_id"]
+    # The first stories train (50, or 250 for task 19), the last 50
+    # validate, every question of the test file tests.
+    assert len(train[1]) == np.sum(stories < settings["train"])
+    assert len(validation[1]) == np.sum(stories >= 950)
+    np.testing.assert_array_equal(
+        validation[1], arrays["answer"][stories >= 950]
+    )
+    lines = (FOLD / "test" / f"{task[5:]}_graphs.txt").read_text()
+    assert len(test[1]) == lines.count("?")
+    inputs = test[0]
+    if task == "task_19":
+        # The GGS-NN's targets: two directions, both trained on, and the
+        # spare annotation channel the GGS-NN writes into.
+        assert test[1].shape == (len(test[1]), 2) and test[2].min() == 1
+        assert inputs["node_inputs"].shape[-1] == settings["annotations"]
+    model = example.graph_model(
+        task,
+        settings["units"],
+        inputs["node_inputs"].shape[-1],
+        inputs["node_mask"].shape[1],
+    )
+    assert model.predict(inputs, verbose=0).shape[:-1] == test[1].shape
+
+
+def test_data_dir_holds_the_papers_tasks(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(EXAMPLES / "babi_graph.py"),
+            *("--data-dir", str(tmp_path), "--tasks", "shortest_path"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KERAS_BACKEND": "tensorflow"},
+        timeout=600,
+    )
+    assert result.returncode == 2
+    assert "--data-dir holds the tasks task_4" in result.stderr
