@@ -1,5 +1,7 @@
 """TFDS builder for ListOps, generated locally."""
 
+import os
+
 import numpy as np
 import tensorflow_datasets as tfds
 
@@ -7,6 +9,7 @@ from keras_recurrent.datasets.listops import listops
 from keras_recurrent.datasets.listops_binary_tree import listops_binary_tree
 from keras_recurrent.datasets.listops_config import ListOpsConfig
 from keras_recurrent.datasets.listops_vocabulary import LISTOPS_VOCABULARY
+from keras_recurrent.datasets.read_listops_tsv import read_listops_tsv
 from keras_recurrent.trees.encoding import encode_tree
 
 _CITATION = """\
@@ -52,8 +55,11 @@ class ListOps(tfds.core.GeneratorBasedBuilder):
     `kr.trees.padded_batch`.
 
     Configs: `default` (90000/5000/5000 examples, the original's limits:
-    depth 19, 5 arguments), `max_length_100` (same, at most 100 tokens).
-    Pass a `ListOpsConfig` as `config=` for other limits, sizes or seeds.
+    depth 19, 5 arguments), `max_length_100` (same, at most 100 tokens),
+    and `release`, the published files themselves (`train_d20s.tsv`,
+    `test_d20s.tsv`), from the manual dir. Pass a `ListOpsConfig` as
+    `config=` for other limits, sizes or seeds, or `release=True,
+    release_dir=...` for release files in a directory of yours.
 
     Args:
         data_dir: Directory to write and read the prepared data.
@@ -86,7 +92,18 @@ class ListOps(tfds.core.GeneratorBasedBuilder):
             description="At most 100 tokens.",
             max_length=100,
         ),
+        ListOpsConfig(
+            name="release",
+            description="The published files, from the manual dir.",
+            release=True,
+        ),
     ]
+    MANUAL_DOWNLOAD_INSTRUCTIONS = (
+        "For the `release` config, put the ListOps release's files "
+        "(`train_d20s.tsv`, `test_d20s.tsv`, from "
+        "https://github.com/nyu-mll/spinn/tree/listops-release) in the "
+        "manual dir."
+    )
     DEFAULT_BUILDER_CONFIG_NAME = "default"
 
     # TFDS 4.9.10 finds a packaged builder's file through
@@ -124,8 +141,11 @@ class ListOps(tfds.core.GeneratorBasedBuilder):
         )
 
     def _split_generators(self, dl_manager):
-        del dl_manager  # Everything is generated; nothing is downloaded.
         config = self.builder_config
+        if config.release:
+            return self._release_splits(
+                config.release_dir or os.fspath(dl_manager.manual_dir)
+            )
         data = listops(
             sum(config.split_sizes.values()),
             max_depth=config.max_depth,
@@ -140,6 +160,36 @@ class ListOps(tfds.core.GeneratorBasedBuilder):
                 data, start, start + num_examples
             )
             start += num_examples
+        return splits
+
+    def _release_splits(self, directory):
+        """The splits of the release's files in `directory`, by file name."""
+        prefixes = {
+            "train": ("train",),
+            "validation": ("dev", "valid"),
+            "test": ("test",),
+        }
+        names = sorted(
+            name for name in os.listdir(directory) if name.endswith(".tsv")
+        )
+        splits = {}
+        for split, starts in prefixes.items():
+            files = [name for name in names if name.startswith(starts)]
+            if len(files) > 1:
+                raise ValueError(
+                    f"{directory} holds {len(files)} files for the {split} "
+                    f"split, {files}; keep one."
+                )
+            if files:
+                data = read_listops_tsv(os.path.join(directory, files[0]))
+                splits[split] = self._generate_examples(
+                    data, 0, len(data["labels"])
+                )
+        if not splits:
+            raise ValueError(
+                f"{directory} holds no ListOps release file (train*.tsv, "
+                f"dev*.tsv, valid*.tsv or test*.tsv). Received: {names}"
+            )
         return splits
 
     def _generate_examples(self, data, start, stop):

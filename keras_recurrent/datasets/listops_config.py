@@ -17,6 +17,14 @@ class ListOpsConfig(SplitSizes, tfds.core.BuilderConfig):
     test, so no expression is in two splits, and the same config always
     gives the same data.
 
+    With `release=True`, the splits are instead the files of the ListOps
+    release (`label<TAB>binary parse`, read with
+    `kr.datasets.read_listops_tsv`) in `release_dir`, or in the builder's
+    manual dir when `release_dir` is `None`: `train*.tsv` is the train
+    split, `test*.tsv` the test split and `dev*.tsv` or `valid*.tsv`, if
+    there is one, the validation split. Every expression is kept, in file
+    order; the limits and sizes do not apply.
+
     Args:
         name: String, the config name, as in `"listops/NAME"`.
         max_depth: Integer in `[1, 200]`, the deepest operator nesting.
@@ -31,6 +39,11 @@ class ListOpsConfig(SplitSizes, tfds.core.BuilderConfig):
         num_validation_examples: Positive integer. Defaults to `5000`.
         num_test_examples: Positive integer. Defaults to `5000`.
         seed: Non-negative integer. Defaults to `0`.
+        release: Whether to read the release's files instead of
+            generating. Defaults to `False`.
+        release_dir: Optional string, the directory of the release's files
+            (with `release=True`). Defaults to `None`: the builder's manual
+            dir (`tfds.download.DownloadConfig(manual_dir=...)`).
         **kwargs: The other `tfds.core.BuilderConfig` fields (`version`,
             `description`, ...).
 
@@ -41,6 +54,8 @@ class ListOpsConfig(SplitSizes, tfds.core.BuilderConfig):
     ...     num_validation_examples=10, num_test_examples=10)
     >>> builder = tfds.builder("listops", config=config, data_dir=data_dir)
     >>> builder.download_and_prepare()
+    >>> published = kr.datasets.ListOpsConfig(
+    ...     name="published", release=True, release_dir="listops_release")
 
     Reference:
         - [Nangia & Bowman, 2018. ListOps: A Diagnostic Dataset for Latent
@@ -55,8 +70,20 @@ class ListOpsConfig(SplitSizes, tfds.core.BuilderConfig):
     num_validation_examples: int = 5000
     num_test_examples: int = 5000
     seed: int = 0
+    release: bool = False
+    release_dir: str | None = None
 
     def __post_init__(self):
+        if not isinstance(self.release, bool):
+            raise ValueError(
+                "Argument `release` must be a boolean. "
+                f"Received: release={self.release!r}"
+            )
+        if self.release_dir is not None and not self.release:
+            raise ValueError(
+                "Argument `release_dir` is only read with `release=True`. "
+                f"Received: release_dir={self.release_dir!r}, release=False"
+            )
         check_int("max_depth", self.max_depth, 1)
         if self.max_depth > 200:
             raise ValueError(

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -132,3 +134,79 @@ def test_trees_batch_for_the_layers(tmp_path):
 def test_bad_config_raises(kwargs, message):
     with pytest.raises(ValueError, match=message):
         _small_config(**kwargs)
+
+
+SAMPLE = (
+    Path(__file__).resolve().parents[2].parent
+    / "shared"
+    / "data"
+    / "listops"
+    / "test_d20s_last1000.tsv"
+)
+
+
+@pytest.fixture
+def release_dir(tmp_path):
+    if not SAMPLE.exists():
+        pytest.skip(f"the published ListOps sample is not at {SAMPLE}")
+    lines = SAMPLE.read_text().splitlines(keepends=True)
+    directory = tmp_path / "release"
+    directory.mkdir()
+    (directory / "train_d20s.tsv").write_text("".join(lines[:12]))
+    (directory / "test_d20s.tsv").write_text("".join(lines[-7:]))
+    (directory / "README").write_text("not a split")
+    return directory
+
+
+def _check_release_split(builder, split, path):
+    data = kr.datasets.read_listops_tsv(path)
+    stored = _read_all(builder, split)
+    assert len(stored) == len(data["labels"])
+    vocabulary = kr.datasets.LISTOPS_VOCABULARY
+    for example, tree, tokens, label in zip(
+        stored, data["trees"], data["tokens"], data["labels"]
+    ):
+        assert example["label"] == label
+        np.testing.assert_array_equal(
+            example["tokens"], [vocabulary[token] for token in tokens]
+        )
+        binary = kr.trees.encode_tree(
+            kr.datasets.listops_binary_tree(tree),
+            vocabulary=vocabulary,
+            labeled=False,
+            num_children=2,
+        )
+        np.testing.assert_array_equal(
+            example["binary_children"], binary["children"]
+        )
+
+
+def test_release_files_from_a_directory(release_dir, tmp_path):
+    config = kr.datasets.ListOpsConfig(
+        name="mine", release=True, release_dir=str(release_dir)
+    )
+    builder = _build(config, tmp_path / "data")
+    assert set(builder.info.splits) == {"train", "test"}
+    _check_release_split(builder, "train", release_dir / "train_d20s.tsv")
+    _check_release_split(builder, "test", release_dir / "test_d20s.tsv")
+
+
+def test_release_config_reads_the_manual_dir(release_dir, tmp_path):
+    builder = tfds.builder("listops/release", data_dir=tmp_path / "data")
+    builder.download_and_prepare(
+        download_config=tfds.download.DownloadConfig(manual_dir=release_dir)
+    )
+    assert builder.info.splits["train"].num_examples == 12
+    _check_release_split(builder, "test", release_dir / "test_d20s.tsv")
+
+
+def test_release_errors(tmp_path):
+    with pytest.raises(ValueError, match="only read with `release=True`"):
+        kr.datasets.ListOpsConfig(name="x", release_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="Received: release='yes'"):
+        kr.datasets.ListOpsConfig(name="x", release="yes")
+    config = kr.datasets.ListOpsConfig(
+        name="empty", release=True, release_dir=str(tmp_path)
+    )
+    with pytest.raises(ValueError, match="holds no ListOps release file"):
+        _build(config, tmp_path / "data")
