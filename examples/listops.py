@@ -323,25 +323,23 @@ def generated_splits(args):
 
 
 def release_splits(args):
-    """Train and validation data from `--train-file` (its expressions of
-    at most `--max-length` tokens), test data from `--test-file` (all of
-    them); prints how many were long."""
-    train = kr.datasets.read_listops_tsv(args.train_file)
+    """Test data from `--test-file` (all of it), and with `--train-file`
+    train and validation data from that file (its expressions of at most
+    `--max-length` tokens); prints how many were long."""
     test = kr.datasets.read_listops_tsv(args.test_file)
-    lengths = {
-        name: np.array([len(tokens) for tokens in data["tokens"]])
-        for name, data in (("train", train), ("test", test))
-    }
-    short = lengths["train"] <= args.max_length
+    lengths = np.array([len(tokens) for tokens in test["tokens"]])
+    print(
+        f"{args.test_file}: {len(lengths)} expressions, all tested "
+        f"({np.sum(lengths > args.max_length)} longer than "
+        f"{args.max_length} tokens, median length {np.median(lengths):.0f})"
+    )
+    if not args.train_file:
+        return {"test": test}
+    train = kr.datasets.read_listops_tsv(args.train_file)
+    short = np.array([len(t) <= args.max_length for t in train["tokens"]])
     print(
         f"{args.train_file}: {len(short)} expressions, {np.sum(~short)} "
         f"longer than {args.max_length} tokens skipped"
-    )
-    long_tests = np.sum(lengths["test"] > args.max_length)
-    print(
-        f"{args.test_file}: {len(lengths['test'])} expressions, all tested "
-        f"({long_tests} longer than {args.max_length} tokens, median length "
-        f"{np.median(lengths['test']):.0f})"
     )
     kept = np.flatnonzero(short)
     if len(kept) <= args.validation_size:
@@ -396,17 +394,23 @@ def main():
     )
     parser.add_argument(
         "--test-file",
-        help="with --train-file: test on every expression of this release "
-        "file (e.g. test_d20s.tsv), whatever its length",
+        help="test on every expression of this release file (e.g. "
+        "test_d20s.tsv), whatever its length; without --train-file, the "
+        "model trains on generated data",
     )
     parser.add_argument(
         "--json-out", help="write the configuration and results here"
     )
     args = parser.parse_args()
-    if (args.train_file is None) != (args.test_file is None):
-        parser.error("--train-file and --test-file go together")
+    if args.train_file and not args.test_file:
+        parser.error("--train-file needs --test-file")
 
-    splits = release_splits(args) if args.train_file else generated_splits(args)
+    if args.train_file:
+        splits = release_splits(args)
+    else:
+        splits = generated_splits(args)
+        if args.test_file:
+            splits["test"] = release_splits(args)["test"]
     results = []
 
     def report(partial=None):

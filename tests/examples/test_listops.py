@@ -49,9 +49,7 @@ def _lengths(path):
 
 
 @needs_sample
-def test_long_expressions_are_skipped_in_training_only(
-    example, release_files
-):
+def test_long_expressions_are_skipped_in_training_only(example, release_files):
     train, test = release_files
     args = example.argparse.Namespace(
         train_file=str(train),
@@ -76,6 +74,9 @@ def test_long_expressions_are_skipped_in_training_only(
     args.train_size = 50
     capped = example.release_splits(args)
     assert capped["train"]["tokens"] == splits["train"]["tokens"][:50]
+    # Without --train-file, only the test split comes from a file.
+    args.train_file = None
+    assert list(example.release_splits(args)) == ["test"]
 
 
 @needs_sample
@@ -106,7 +107,7 @@ def test_command_line_on_release_files(release_files, tmp_path):
     assert 0.0 <= record["test_accuracy"] <= 1.0
 
 
-def test_the_release_files_go_together(tmp_path):
+def test_a_train_file_needs_a_test_file(tmp_path):
     result = subprocess.run(
         [
             sys.executable,
@@ -119,4 +120,4 @@ def test_the_release_files_go_together(tmp_path):
         timeout=600,
     )
     assert result.returncode == 2
-    assert "--train-file and --test-file go together" in result.stderr
+    assert "--train-file needs --test-file" in result.stderr
