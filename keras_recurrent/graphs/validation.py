@@ -17,9 +17,9 @@ def validate_graph_tensors(
     `kr.graphs.encode_graphs`): `node_inputs` `(batch, N, D)` floats,
     `edges` `(batch, E, 2)` integer `(source, target)` rows with `-1` rows
     for padding, `edge_types` `(batch, E)` integers and `node_mask`
-    `(batch, N)`, bool or integer, nonzero for real nodes. Edges connect
-    nodes of the same graph, so an index is a node position within its own
-    graph.
+    `(batch, N)`, bool or integer, 1 for real nodes and 0 for padding.
+    Edges connect nodes of the same graph, so an index is a node position
+    within its own graph.
 
     Args:
         node_inputs: Array-like `(batch, N, D)`.
@@ -33,9 +33,10 @@ def validate_graph_tensors(
         `None`.
 
     Raises:
-        ValueError: If a shape or dtype is wrong, or a real edge has an
-            index outside `[0, N)`, joins a padding node, or has a type out
-            of range; the message names the graph and the edge.
+        ValueError: If a shape or dtype is wrong, `node_mask` holds a value
+            other than 0 and 1, or a real edge has an index outside
+            `[0, N)`, joins a padding node, or has a type out of range; the
+            message names the graph and the edge or node.
 
     Example:
 
@@ -72,7 +73,11 @@ def validate_graph_tensors(
         )
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
-    problem = find_edge_problem(edges, edge_types, node_mask, num_edge_types)
+    problem = find_node_mask_problem(node_mask)
+    if problem is None:
+        problem = find_edge_problem(
+            edges, edge_types, node_mask, num_edge_types
+        )
     if problem is not None:
         raise ValueError(problem)
 
@@ -81,19 +86,36 @@ def find_edge_problem(edges, edge_types, node_mask, num_edge_types=None):
     """Describes the first bad edge of a padded batch, or returns `None`.
 
     Args:
-        edges: Integer NumPy array `(batch, E, 2)`.
-        edge_types: Integer NumPy array `(batch, E)`.
+        edges: NumPy array `(batch, E, 2)`: integers, or floats, of which
+            a real edge's must be whole numbers.
+        edge_types: NumPy array `(batch, E)`, integers or whole floats.
         node_mask: Bool or integer NumPy array `(batch, N)`.
         num_edge_types: Optional positive integer, the number of edge types.
 
     Returns:
         A message naming the graph, the edge and the offending values, or
-        `None` when every real edge is valid.
+        `None` when every real edge is valid: whole numbers, node indices
+        in `[0, N)` of real nodes, and types in range.
     """
     num_nodes = node_mask.shape[1]
     sources, targets = edges[..., 0], edges[..., 1]
     padding = (sources == -1) & (targets == -1)
     real = ~padding
+    fractional = real & (_fractional(sources) | _fractional(targets))
+    if fractional.any():
+        graph, edge = np.argwhere(fractional)[0]
+        return (
+            "`edges` must hold whole node indices (an integer dtype, or "
+            "floats without a fractional part). "
+            f"Received: edges[{graph}, {edge}]={edges[graph, edge].tolist()}"
+        )
+    fractional = real & _fractional(edge_types)
+    if fractional.any():
+        graph, edge = np.argwhere(fractional)[0]
+        return (
+            "`edge_types` must hold whole numbers. Received: "
+            f"edge_types[{graph}, {edge}]={edge_types[graph, edge].item()}"
+        )
     out_of_range = real & (
         (sources < 0)
         | (sources >= num_nodes)
@@ -111,8 +133,8 @@ def find_edge_problem(edges, edge_types, node_mask, num_edge_types=None):
     graph_index = np.broadcast_to(
         np.arange(edges.shape[0])[:, None], sources.shape
     )
-    safe_sources = np.where(real, sources, 0)
-    safe_targets = np.where(real, targets, 0)
+    safe_sources = np.where(real, sources, 0).astype(np.int64)
+    safe_targets = np.where(real, targets, 0).astype(np.int64)
     on_padding = real & ~(
         real_node[graph_index, safe_sources]
         & real_node[graph_index, safe_targets]
@@ -140,6 +162,38 @@ def find_edge_problem(edges, edge_types, node_mask, num_edge_types=None):
     return None
 
 
+def find_node_mask_problem(node_mask):
+    """Describes the first `node_mask` entry other than 0 or 1, or `None`.
+
+    A mask of `0.5` or `2` has no meaning the layers could agree on (a cast
+    to bool and a cast to int read it differently), so it is refused.
+
+    Args:
+        node_mask: Bool or numeric NumPy array `(batch, N)`.
+
+    Returns:
+        A message naming the graph, the node and the value, or `None`.
+    """
+    if node_mask.dtype == bool:
+        return None
+    bad = ~((node_mask == 0) | (node_mask == 1))
+    if not bad.any():
+        return None
+    graph, node = np.argwhere(bad)[0]
+    return (
+        "`node_mask` must be 1 (or True) for real nodes and 0 for padding. "
+        f"Received: node_mask[{graph}, {node}]={node_mask[graph, node].item()}"
+    )
+
+
+def _fractional(values):
+    """Entries of a float array that are not whole numbers (NaN included)."""
+    if not np.issubdtype(values.dtype, np.floating):
+        return np.zeros(values.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return ~(values == np.floor(values))
+
+
 def check_graph_shapes(
     node_inputs_shape, edges_shape, edge_types_shape, node_mask_shape
 ):
@@ -148,8 +202,8 @@ def check_graph_shapes(
     `None` sizes (unknown while tracing) match anything.
 
     Raises:
-        ValueError: If a rank is wrong, `edges` is not `(..., 2)`, or the
-            batch, node or edge sizes disagree.
+        ValueError: If a rank is wrong, `edges` is not `(..., 2)`, the
+            batch, node or edge sizes disagree, or there are no nodes.
     """
     shapes = dict(
         zip(
@@ -190,6 +244,13 @@ def check_graph_shapes(
                     f"{name}.shape={_shape(shapes[name])}" for name in names
                 )
             )
+    if node_inputs_shape[1] == 0 or node_mask_shape[1] == 0:
+        raise ValueError(
+            "The graph tensors must have at least one node slot (pad a batch "
+            "of empty graphs to one padding node). Received shapes: "
+            f"node_inputs.shape={_shape(node_inputs_shape)}, "
+            f"node_mask.shape={_shape(node_mask_shape)}"
+        )
 
 
 def _shape(shape):

@@ -1,4 +1,19 @@
-"""Checks of the graph tensors inside the graph layers, eager and traced."""
+"""Checks of the graph tensors inside the graph layers, eager and traced.
+
+Three layers of defence, so that bad input never yields a finite wrong
+number:
+
+- static (rank, last-axis sizes, dtypes, `N = 0`): a `ValueError` while
+  the layer is built or traced;
+- values, on concrete tensors (eager execution): a `ValueError` naming the
+  first bad entry; inside a traced TensorFlow function (`fit`, `predict`,
+  a SavedModel): run-time assertions that run before any op that reads an
+  index, so that their named `InvalidArgumentError` is the one raised;
+- everywhere, also where assertions do not exist (XLA, traced JAX or
+  PyTorch code): a per-graph validity flag. Bad edges are neutralized into
+  padding rows, so that they cannot touch any graph, and the layers turn
+  the outputs of an invalid graph into NaN.
+"""
 
 import keras
 from keras import ops
@@ -6,7 +21,10 @@ from keras import ops
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_edge_problem
+from keras_recurrent.graphs.validation import find_node_mask_problem
 from keras_recurrent.layers._concrete import concrete_numpy
+
+_RANKS = {"node_inputs": 3, "edges": 3, "edge_types": 2, "node_mask": 2}
 
 
 def unpack_graph_inputs(layer, inputs):
@@ -23,9 +41,20 @@ def unpack_graph_inputs(layer, inputs):
         raise ValueError(
             f"{type(layer).__name__} takes the list `[node_inputs, edges, "
             "edge_types, node_mask]` (or a dict with these keys). "
-            f"Received: inputs={inputs!r}"
+            f"Received: inputs={describe_inputs(inputs)}"
         )
     return list(inputs)
+
+
+def describe_inputs(inputs):
+    """A short description of a wrong `inputs` structure for a message."""
+    shape = getattr(inputs, "shape", None)
+    if shape is not None:
+        return f"a single tensor of shape {tuple(shape)}"
+    if isinstance(inputs, (list, tuple)):
+        items = ", ".join(describe_inputs(item) for item in inputs)
+        return f"{type(inputs).__name__} of {len(inputs)} ({items})"
+    return f"{type(inputs).__name__} {inputs!r}"[:200]
 
 
 def check_graph_input_shapes(layer, shapes):
@@ -36,99 +65,278 @@ def check_graph_input_shapes(layer, shapes):
         raise ValueError(f"{type(layer).__name__}: {error}") from None
 
 
-def check_edges(layer, edges, edge_types, node_mask, num_edge_types):
-    """Raises if a real edge is out of range, on padding, or badly typed.
+def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
+    """Checks the graph tensors and makes invalid graphs harmless.
 
-    On concrete tensors (eager execution) this is a `ValueError` naming the
-    first bad edge. While tracing, the check becomes part of the graph and
-    fails at run time: with TensorFlow, through `tf.debugging.Assert` (an
-    `InvalidArgumentError`); other backends have no graph assertion that
-    `keras.ops` offers, so traced checks are skipped there.
+    Args:
+        layer: The calling layer, named in messages.
+        inputs: The layer's list or dict of the four graph tensors.
+        num_edge_types: The number of edge types.
+        features: Optional width `D` the layer was built for.
+
+    Returns:
+        `node_inputs`, `edges` (int32, every bad edge turned into a `-1`
+        padding row), `edge_types` (int32, 0 on padding rows), `node_mask`
+        (bool) and `valid`, bool `(batch,)`: whether each graph was valid.
+
+    Raises:
+        ValueError: If a static shape or dtype is wrong, or (eagerly) a
+            value is; inside a traced TensorFlow function the value checks
+            raise an `InvalidArgumentError` at run time instead.
     """
-    arrays = concrete_numpy(edges, edge_types, node_mask)
+    tensors = unpack_graph_inputs(layer, inputs)
+    check_static_graph_inputs(layer, tensors, features)
+    arrays = concrete_numpy(*tensors[1:])
+    traced_tf = arrays is None and keras.backend.backend() == "tensorflow"
     if arrays is not None:
-        problem = find_edge_problem(*arrays, num_edge_types=num_edge_types)
-        if problem is not None:
+        _raise_on_bad_values(layer, *arrays, num_edge_types)
+    elif traced_tf:
+        tensors = _after_shape_assertions(layer, tensors, features)
+    node_inputs, edges, edge_types, node_mask = tensors
+    flags = _edge_flags(edges, edge_types, node_mask, num_edge_types)
+    valid = ops.logical_not(
+        ops.logical_or(
+            ops.any(flags["bad_edge"], axis=1),
+            ops.any(flags["bad_mask"], axis=1),
+        )
+    )
+    # Under XLA a served `(B, E, 3)` cannot be stopped by an assertion:
+    # every graph of such a batch is invalid.
+    valid = ops.logical_and(valid, ops.equal(ops.shape(edges)[2], 2))
+    if traced_tf:
+        valid = _after_value_assertions(layer, flags, num_edge_types, valid)
+    return (
+        node_inputs,
+        flags["edges"],
+        flags["edge_types"],
+        ops.cast(node_mask, "bool"),
+        valid,
+    )
+
+
+def poison_invalid_graphs(outputs, valid):
+    """`outputs` `(batch, ...)` with NaN in every entry of invalid graphs."""
+    valid = ops.reshape(valid, (-1,) + (1,) * (len(outputs.shape) - 1))
+    return ops.where(valid, outputs, ops.full_like(outputs, float("nan")))
+
+
+def check_static_graph_inputs(layer, tensors, features=None):
+    """Ranks, sizes, dtypes and node width known when tracing."""
+    check_graph_input_shapes(layer, [tensor.shape for tensor in tensors])
+    name = type(layer).__name__
+    for tensor_name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
+        dtype = keras.backend.standardize_dtype(tensor.dtype)
+        numeric = dtype.startswith(("int", "uint", "float", "bfloat"))
+        if not numeric and not (tensor_name == "node_mask" and dtype == "bool"):
             raise ValueError(
-                f"{type(layer).__name__} {layer.name!r}: {problem}"
+                f"{name}: `{tensor_name}` must be numeric"
+                + (" or bool" if tensor_name == "node_mask" else "")
+                + f". Received: {tensor_name}.dtype={dtype}"
             )
-        return
-    if keras.backend.backend() != "tensorflow":
-        return
+    width = tensors[0].shape[-1]
+    if features is not None and width is not None and width != features:
+        raise ValueError(
+            f"{name} {layer.name!r} was built for `node_inputs` with "
+            f"{features} features. Received: "
+            f"node_inputs.shape={tuple(tensors[0].shape)}"
+        )
+
+
+def _raise_on_bad_values(layer, edges, edge_types, node_mask, num_types):
+    problem = find_node_mask_problem(node_mask)
+    if problem is None:
+        problem = find_edge_problem(edges, edge_types, node_mask, num_types)
+    if problem is not None:
+        raise ValueError(f"{type(layer).__name__} {layer.name!r}: {problem}")
+
+
+def _edge_flags(edges, edge_types, node_mask, num_edge_types):
+    """Per-edge problems and the neutralized edges, with `keras.ops` only.
+
+    Comparisons run on the input dtype, before any cast, so that a float
+    `2.6` or an int64 `2**32 + 1` cannot turn into a valid-looking index.
+    """
     num_nodes = ops.shape(node_mask)[1]
     sources, targets = edges[..., 0], edges[..., 1]
     real = ops.logical_not(
         ops.logical_and(ops.equal(sources, -1), ops.equal(targets, -1))
     )
-    outside = ops.logical_or(
-        ops.logical_or(
-            ops.less(sources, 0), ops.greater_equal(sources, num_nodes)
-        ),
-        ops.logical_or(
-            ops.less(targets, 0), ops.greater_equal(targets, num_nodes)
-        ),
+    in_range = ops.logical_and(
+        _whole_in_range(sources, num_nodes), _whole_in_range(targets, num_nodes)
     )
-    out_of_range = ops.logical_and(real, outside)
-    in_range = ops.logical_and(real, ops.logical_not(outside))
-    real_node = ops.cast(node_mask, "int32")
-    source_real = ops.take_along_axis(
-        real_node, ops.where(in_range, sources, 0), axis=1
+    fits = ops.logical_and(real, in_range)
+    # A zero column after the last node: out-of-range reads land there, so
+    # the gather never leaves the tensor (also with N = 0).
+    mask_values = ops.cast(node_mask, "float32")
+    is_real_node = ops.cast(ops.not_equal(mask_values, 0), "int32")
+    is_real_node = ops.pad(is_real_node, [[0, 0], [0, 1]])
+    source_index = ops.cast(ops.where(fits, sources, num_nodes), "int32")
+    target_index = ops.cast(ops.where(fits, targets, num_nodes), "int32")
+    joins_real = ops.logical_and(
+        ops.take_along_axis(is_real_node, source_index, axis=1) > 0,
+        ops.take_along_axis(is_real_node, target_index, axis=1) > 0,
     )
-    target_real = ops.take_along_axis(
-        real_node, ops.where(in_range, targets, 0), axis=1
+    type_ok = _whole_in_range(edge_types, num_edge_types)
+    good = ops.logical_and(ops.logical_and(fits, joins_real), type_ok)
+    bad_mask = ops.logical_and(
+        ops.not_equal(mask_values, 0), ops.not_equal(mask_values, 1)
     )
-    on_padding = ops.logical_and(
-        in_range, ops.equal(source_real * target_real, 0)
+    return {
+        "out_of_range": ops.logical_and(real, ops.logical_not(in_range)),
+        "on_padding": ops.logical_and(fits, ops.logical_not(joins_real)),
+        "bad_type": ops.logical_and(real, ops.logical_not(type_ok)),
+        "bad_edge": ops.logical_and(real, ops.logical_not(good)),
+        "bad_mask": bad_mask,
+        "edges": ops.stack([source_index, target_index], axis=-1)
+        * ops.expand_dims(ops.cast(good, "int32"), -1)
+        - ops.expand_dims(ops.cast(ops.logical_not(good), "int32"), -1),
+        "edge_types": ops.cast(ops.where(good, edge_types, 0), "int32"),
+    }
+
+
+def _whole_in_range(values, stop):
+    """Whether `values` are whole numbers in `[0, stop)`."""
+    dtype = keras.backend.standardize_dtype(values.dtype)
+    limit = ops.cast(stop, dtype)
+    inside = ops.logical_and(
+        ops.greater_equal(values, ops.zeros((), dtype)),
+        ops.less(values, limit),
     )
-    bad_type = ops.logical_and(
-        real,
-        ops.logical_or(
-            ops.less(edge_types, 0),
-            ops.greater_equal(edge_types, num_edge_types),
-        ),
-    )
+    if "float" in dtype:
+        # NaN fails `values == floor(values)`, and so fails here too.
+        inside = ops.logical_and(inside, ops.equal(values, ops.floor(values)))
+    return inside
+
+
+def _after_shape_assertions(layer, tensors, features):
+    """The tensors, readable only after run-time shape assertions passed.
+
+    A served signature may have unknown sizes (or let a caller pass shapes
+    its spec does not allow); these checks run first, so that no later op
+    fails on the shape with a message that does not name it.
+    """
+    import tensorflow as tf
+
     prefix = f"{type(layer).__name__} {layer.name!r}: "
-    _assert_no_bad_edge(
-        out_of_range,
-        prefix + "`edges` must hold node indices in [0, num_nodes), or -1 in "
-        "both columns of a padding row.",
+    dims = {
+        name: _padded_shape(tensor, _RANKS[name])
+        for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True)
+    }
+    ranks_ok = tf.reduce_all(
+        [
+            tf.equal(tf.rank(tensor), _RANKS[name])
+            for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True)
+        ]
     )
-    _assert_no_bad_edge(
-        on_padding,
-        prefix + "`edges` must only join real nodes (nonzero `node_mask`).",
-    )
-    _assert_no_bad_edge(
-        bad_type,
-        prefix
-        + f"`edge_types` of real edges must be in [0, {num_edge_types}).",
-    )
+    conditions = [
+        (ranks_ok, "the graph tensors must have the ranks 3, 3, 2, 2."),
+        (tf.equal(dims["edges"][2], 2), "`edges` must be (batch, E, 2)."),
+        (
+            tf.reduce_all(
+                [tf.equal(dims[name][0], dims["edges"][0]) for name in dims]
+            ),
+            "the graph tensors disagree on the batch size.",
+        ),
+        (
+            tf.equal(dims["node_inputs"][1], dims["node_mask"][1]),
+            "`node_inputs` and `node_mask` disagree on the number of nodes.",
+        ),
+        (
+            tf.equal(dims["edges"][1], dims["edge_types"][1]),
+            "`edges` and `edge_types` disagree on the number of edges.",
+        ),
+        (
+            tf.greater(dims["node_mask"][1], 0),
+            "the graph tensors must have at least one node slot.",
+        ),
+    ]
+    if features is not None:
+        conditions.append(
+            (
+                tf.equal(dims["node_inputs"][2], features),
+                f"`node_inputs` must have {features} features.",
+            )
+        )
+    shapes = []
+    for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
+        shapes += [f"{name}.shape=", tf.shape(tensor)]
+    assertions = [
+        tf.debugging.Assert(condition, [prefix + message, "Received:", *shapes])
+        for condition, message in conditions
+    ]
+    with tf.control_dependencies(assertions):
+        return [tf.identity(tensor) for tensor in tensors]
 
 
-def _assert_no_bad_edge(bad, message):
+def _padded_shape(tensor, rank):
+    """The first `rank` sizes of `tensor`, -1 for axes it lacks."""
+    import tensorflow as tf
+
+    shape = tf.concat([tf.shape(tensor), -tf.ones([rank], "int32")], 0)
+    return shape[:rank]
+
+
+def _after_value_assertions(layer, flags, num_edge_types, valid):
+    """`valid`, readable only after the run-time value assertions passed."""
+    import tensorflow as tf
+
+    prefix = f"{type(layer).__name__} {layer.name!r}: "
+    checks = [
+        (
+            flags["bad_mask"],
+            "`node_mask` must be 1 (or True) for real nodes and 0 for padding.",
+            "First bad entry (graph, node):",
+        ),
+        (
+            flags["out_of_range"],
+            "`edges` must hold node indices in [0, num_nodes) (whole "
+            "numbers), or -1 in both columns of a padding row.",
+            None,
+        ),
+        (
+            flags["on_padding"],
+            "`edges` must only join real nodes (nonzero `node_mask`).",
+            None,
+        ),
+        (
+            flags["bad_type"],
+            f"`edge_types` of real edges must be in [0, {num_edge_types}).",
+            None,
+        ),
+    ]
+    assertions = [
+        _assert_nothing_bad(bad, prefix + message, label)
+        for bad, message, label in checks
+    ]
+    with tf.control_dependencies(assertions):
+        return tf.identity(valid)
+
+
+def _assert_nothing_bad(bad, message, label=None):
     """A run-time assertion in a traced TensorFlow graph (TF backend only).
 
-    `keras.ops` has no assertion, so this is the one place that uses
+    `keras.ops` has no assertion, so this module is the one place that uses
     TensorFlow directly. Under XLA (`jit_compile=True`) `Assert` compiles to
-    a no-op.
+    a no-op; the NaN outputs of invalid graphs stand in for it there.
     """
     import tensorflow as tf
 
     flat = ops.reshape(bad, (-1,))
-    # A trailing False keeps `argmax` defined for batches without edges.
+    # A trailing False keeps `argmax` defined for batches without entries.
     padded = ops.concatenate(
         [ops.cast(flat, "int32"), ops.zeros((1,), "int32")]
     )
     first = ops.argmax(padded)
     # In `first`'s dtype: with a float64 `floatx`, Keras makes the maximum
     # of a dynamic int32 size and a Python int an int64.
-    num_edges = ops.cast(ops.maximum(ops.shape(bad)[1], 1), first.dtype)
-    tf.debugging.Assert(
+    row_length = ops.cast(ops.maximum(ops.shape(bad)[1], 1), first.dtype)
+    return tf.debugging.Assert(
         ops.logical_not(ops.any(flat)),
         [
             message,
-            "First bad edge (graph, edge):",
-            first // num_edges,
-            first % num_edges,
+            label or "First bad edge (graph, edge):",
+            first // row_length,
+            first % row_length,
         ],
     )
 

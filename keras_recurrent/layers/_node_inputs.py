@@ -64,3 +64,19 @@ def node_features(node_states, node_inputs, node_mask, dtype):
         ops.expand_dims(is_real, -1), features, ops.zeros_like(features)
     )
     return features, is_real
+
+
+def unpack_node_input_shapes(layer, input_shape):
+    """The three shapes of `build`, refusing a single tensor's shape.
+
+    A single `(batch, N, F)` tensor has a shape of three entries too, so
+    the list check alone would let it through to a cryptic error.
+    """
+    shapes = unpack_node_inputs(layer, input_shape)
+    if any(shape is None or isinstance(shape, int) for shape in shapes):
+        raise ValueError(
+            f"{type(layer).__name__} takes the list `[node_states, "
+            "node_inputs, node_mask]`, not a single tensor. Received: "
+            f"inputs of shape {tuple(input_shape)}"
+        )
+    return shapes

@@ -8,8 +8,9 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_positive_int
-from keras_recurrent.layers._graph_checks import check_edges
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
+from keras_recurrent.layers._graph_checks import poison_invalid_graphs
+from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
@@ -86,14 +87,27 @@ class GatedGraph(keras.layers.Layer):
       `(units, 3 * units)` and, if `use_bias`, `gru/bias` (`(2, 3 * units)`
       with `reset_after`, else `(3 * units,)`): the `GRUCell`'s.
 
-    Bad input raises: `node_inputs` wider than `units` or mismatched shapes
-    give a `ValueError` when the layer is built; an edge index outside
-    `[0, N)`, an edge touching a padding node or an edge type out of range
-    gives a `ValueError` on eager tensors and, inside a traced TensorFlow
-    function (`fit`, `predict`, a SavedModel), an `InvalidArgumentError` at
-    run time. XLA (`jit_compile=True`) drops such run-time assertions, and
-    traced JAX or PyTorch code has none: check data there with
-    `kr.graphs.validate_graph_tensors`.
+    Bad input never gives a finite wrong number:
+
+    - Static problems (a rank, `edges` not `(..., 2)`, sizes that disagree,
+      `N = 0`, a non-numeric dtype, `node_inputs` wider than `units` or of
+      another width than the layer was built for) raise a `ValueError`
+      when the layer is built or traced.
+    - Bad values (an edge index outside `[0, N)` or not a whole number, an
+      edge touching a padding node, an edge type outside
+      `[0, num_edge_types)`, a `node_mask` entry other than 0 and 1) raise
+      a `ValueError` naming the first one on eager tensors, and inside a
+      traced TensorFlow function (`fit`, `predict`, a SavedModel) an
+      `InvalidArgumentError` with the same message at run time, before any
+      op reads an index.
+    - Where no assertion can run (XLA, `jit_compile=True`, which drops
+      them; traced JAX or PyTorch code), a graph that holds a bad value
+      gets NaN in all its output states, and the other graphs of the batch
+      are unaffected: bad edges are dropped before they can reach any
+      node. Check data with `kr.graphs.validate_graph_tensors` to find the
+      culprit.
+
+    A batch of `B = 0` graphs gives an empty `(0, N, units)` output.
 
     Args:
         units: Positive integer, the dimensionality of the node states.
@@ -139,14 +153,17 @@ class GatedGraph(keras.layers.Layer):
             - `node_inputs`: float `(batch, N, D)` with `D <= units`, the
               node annotations;
             - `edges`: int `(batch, E, 2)`, `(source, target)` node indices
-              within the same graph, `-1` rows for padding;
+              within the same graph, `-1` rows for padding (floats are
+              read if they are whole numbers);
             - `edge_types`: int `(batch, E)` in `[0, num_edge_types)`
               (ignored on padding rows);
-            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+            - `node_mask`: bool or int `(batch, N)`, 1 for real nodes and
+              0 for padding.
         training: Python boolean, passed to the GRU cell.
 
     Returns:
-        The node states, `(batch, N, units)`, zero at padding nodes.
+        The node states, `(batch, N, units)`, zero at padding nodes, NaN
+        throughout a graph with bad input where no assertion can run.
 
     Shapes:
         - **input:** `(B, N, D)`, `(B, E, 2)`, `(B, E)`, `(B, N)`
@@ -286,6 +303,7 @@ class GatedGraph(keras.layers.Layer):
                 "`node_inputs` zero-padded to `units`. "
                 f"Received: node_inputs.shape={tuple(shapes[0])}"
             )
+        self._node_features = features
         self.message_kernel = self.add_weight(
             shape=(self.num_message_types, self.units, self.units),
             name="message_kernel",
@@ -316,14 +334,15 @@ class GatedGraph(keras.layers.Layer):
         )
 
     def call(self, inputs, training=False):
-        node_inputs, edges, edge_types, node_mask = unpack_graph_inputs(
-            self, inputs
+        node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(
+            self, inputs, self.num_edge_types, self._node_features
         )
-        edges = ops.cast(edges, "int32")
-        edge_types = ops.cast(edge_types, "int32")
-        check_edges(self, edges, edge_types, node_mask, self.num_edge_types)
         node_states, is_real = _initial_states(
-            node_inputs, node_mask, self.units, self.compute_dtype
+            node_inputs,
+            node_mask,
+            self.units,
+            self.compute_dtype,
+            self._node_features,
         )
         if self._uses_dense_aggregation(node_states.shape, edges.shape):
             states = self._propagate_dense(
@@ -333,7 +352,8 @@ class GatedGraph(keras.layers.Layer):
             states = self._propagate_sparse(
                 node_states, edges, edge_types, training
             )
-        return ops.where(is_real, states, ops.zeros_like(states))
+        states = ops.where(is_real, states, ops.zeros_like(states))
+        return poison_invalid_graphs(states, valid)
 
     def _uses_dense_aggregation(self, nodes_shape, edges_shape):
         """Whether this call sums messages with dense adjacency matmuls.
@@ -557,16 +577,16 @@ def _segment_sum(data, segment_ids, num_segments):
     )
 
 
-def _initial_states(node_inputs, node_mask, units, dtype):
+def _initial_states(node_inputs, node_mask, units, dtype, features):
     """`h^(1) = [x_v, 0]` (zero at padding nodes) and the real-node mask.
 
     Returns the states `(batch, N, units)` and a boolean mask
     `(batch, N, 1)`. Padding rows are zeroed, not multiplied, so that
-    whatever they hold (even NaN) cannot leak.
+    whatever they hold (even NaN) cannot leak. `features` is the width the
+    layer was built for (a retraced function may not know it statically).
     """
     node_inputs = ops.cast(node_inputs, dtype)
     is_real = ops.expand_dims(ops.cast(node_mask, "bool"), -1)
-    features = node_inputs.shape[-1]
     if features < units:
         node_inputs = ops.pad(
             node_inputs, [[0, 0], [0, 0], [0, units - features]]

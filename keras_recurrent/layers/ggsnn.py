@@ -6,6 +6,8 @@ from keras import ops
 
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
+from keras_recurrent.layers._graph_checks import poison_invalid_graphs
+from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers.gated_graph import GatedGraph
@@ -125,7 +127,10 @@ class GGSNN(keras.layers.Layer):
         With `return_annotations`, the tuple `(logits, annotations)`, where
         `annotations` `(batch, output_steps, N, D)` holds at `[:, k]` the
         `X^(k+1)` that output step `k` read (`[:, 0]` is `node_inputs`,
-        zero at padding nodes).
+        zero at padding nodes). Bad input is refused as by `GatedGraph`;
+        where no assertion can run (XLA, traced JAX or PyTorch code), the
+        logits and annotations of a graph with a bad edge or `node_mask`
+        entry are NaN, and the other graphs' are unaffected.
 
     Shapes:
         - **input:** `(B, N, D)`, `(B, E, 2)`, `(B, E)`, `(B, N)`
@@ -320,6 +325,7 @@ class GGSNN(keras.layers.Layer):
             self.annotation_propagation.build(shapes)
         node_inputs_shape = tuple(shapes[0])
         batch_size, num_nodes, features = node_inputs_shape
+        self._node_features = features
         self.annotation = keras.layers.Dense(
             features,
             activation="sigmoid",
@@ -347,10 +353,10 @@ class GGSNN(keras.layers.Layer):
             self.classifier.build((batch_size, classifier_inputs))
 
     def call(self, inputs, training=False):
-        node_inputs, edges, edge_types, node_mask = unpack_graph_inputs(
-            self, inputs
+        node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(
+            self, inputs, self.num_edge_types, self._node_features
         )
-        is_real = ops.expand_dims(ops.cast(node_mask, "bool"), -1)
+        is_real = ops.expand_dims(node_mask, -1)
         annotations = ops.cast(node_inputs, self.compute_dtype)
         annotations = ops.where(
             is_real, annotations, ops.zeros_like(annotations)
@@ -380,9 +386,10 @@ class GGSNN(keras.layers.Layer):
             annotations = ops.where(
                 is_real, annotations, ops.zeros_like(annotations)
             )
-        logits = ops.stack(outputs, axis=1)
+        logits = poison_invalid_graphs(ops.stack(outputs, axis=1), valid)
         if self.return_annotations:
-            return logits, ops.stack(read_annotations, axis=1)
+            annotations = ops.stack(read_annotations, axis=1)
+            return logits, poison_invalid_graphs(annotations, valid)
         return logits
 
     def compute_output_shape(self, input_shape):

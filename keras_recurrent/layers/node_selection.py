@@ -10,6 +10,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
+from keras_recurrent.layers._node_inputs import unpack_node_input_shapes
 from keras_recurrent.layers._node_inputs import unpack_node_inputs
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
@@ -129,7 +130,7 @@ class NodeSelection(keras.layers.Layer):
 
     def build(self, input_shape):
         features = check_node_input_shapes(
-            self, unpack_node_inputs(self, input_shape)
+            self, unpack_node_input_shapes(self, input_shape)
         )
         self.hidden_kernel = self.hidden_bias = None
         if self.hidden_units:
