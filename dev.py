@@ -2,8 +2,10 @@
 """Newcomers' entry point: `python3 dev.py demo` and `python3 dev.py test`.
 
 Creates `.venv/` on first use (and again whenever setup.py changes), installs
-the package in editable mode with its test extras, then runs the demo or the
-test suite (ruff, then pytest) inside that environment. Needs only Python 3.10+.
+the package in editable mode with its test and docs extras, then runs the
+demo, the test suite (ruff, then pytest) or the documentation build
+(`python3 dev.py docs`: mkdocs, strict, into `site/`) inside that
+environment. Needs only Python 3.10+.
 """
 
 import hashlib
@@ -53,7 +55,7 @@ def ensure_env():
                 "install",
                 "--quiet",
                 "-e",
-                ".[test,plot,jax,torch]",
+                ".[test,plot,jax,torch,docs]",
             ],
             check=True,
             cwd=ROOT,
@@ -65,18 +67,24 @@ def run(argv):
     env = dict(os.environ)
     env.setdefault("KERAS_BACKEND", "tensorflow")
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env.setdefault("NO_MKDOCS_2_WARNING", "1")
     return subprocess.run(argv, cwd=ROOT, env=env).returncode
 
 
 def main(args):
-    usage = "usage: python3 dev.py {demo|test} [extra arguments]"
-    if not args or args[0] not in ("demo", "test"):
+    usage = "usage: python3 dev.py {demo|test|docs} [extra arguments]"
+    if not args or args[0] not in ("demo", "test", "docs"):
         print(usage, file=sys.stderr)
         return 2
     ensure_env()
     command, extra = args[0], args[1:]
     if command == "demo":
         return run([str(PYTHON), "examples/demo.py", *extra])
+    if command == "docs":
+        return run(
+            [str(PYTHON), "-m", "mkdocs", "build", "--strict", "-d", "site"]
+            + extra
+        )
     lint = run([str(PYTHON), "-m", "ruff", "check", "."])
     if lint:
         return lint

@@ -43,6 +43,12 @@ setup(
         # environment installs both, to run the layers on every backend.
         "jax": ["jax"],
         "torch": ["torch==2.13.0"],
+        # `python3 dev.py docs`: the documentation site.
+        "docs": [
+            "mkdocs>=1.6",
+            "mkdocs-material>=9.5",
+            "mkdocstrings[python]>=0.26",
+        ],
         # Benchmark-only: PyTorch Geometric comparison for the GG-NN.
         "bench": ["torch==2.13.0", "torch-geometric"],
     },

@@ -1,0 +1,43 @@
+"""Every Python code block of the guides runs, in order, one process per
+guide, so that a guide that drifts from the code fails the tests."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.docs.run_guide import python_blocks
+
+ROOT = Path(__file__).resolve().parents[2]
+GUIDES = sorted((ROOT / "docs" / "guides").glob("*.md"))
+
+
+def test_blocks_are_found():
+    text = "a\n```python\nx = 1\n```\n```bash\nls\n```\n```python\ny = 2\n```\n"
+    assert python_blocks(text) == ["x = 1\n", "y = 2\n"]
+
+
+def test_every_guide_has_code():
+    assert len(GUIDES) >= 8
+    for guide in GUIDES:
+        assert python_blocks(guide.read_text()), guide.name
+
+
+@pytest.mark.parametrize("guide", GUIDES, ids=lambda path: path.stem)
+def test_guide_runs(guide, tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.docs.run_guide", str(guide)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "KERAS_BACKEND": "tensorflow",
+            "PYTHONPATH": str(ROOT),
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+        },
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
