@@ -51,9 +51,7 @@ def _example(body):
     out, block = [], []
     for line in body:
         text = line.strip("\n")
-        if text.lstrip().startswith((">>>", "...")) or (
-            block and text.strip()
-        ):
+        if text.lstrip().startswith((">>>", "...")) or (block and text.strip()):
             block.append(text.strip())
             continue
         if block:
@@ -103,9 +101,7 @@ def _bullet_continuations(lines):
             dash = _indent(line)
         elif dash is not None and line.strip() and _indent(line) == dash + 2:
             line = "  " + line
-        elif dash is not None and (
-            not line.strip() or _indent(line) <= dash
-        ):
+        elif dash is not None and (not line.strip() or _indent(line) <= dash):
             dash = None
         out.append(line)
     return out
