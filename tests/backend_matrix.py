@@ -1,0 +1,196 @@
+"""Every layer against its NumPy reference, on the current Keras backend.
+
+    KERAS_BACKEND=jax python -m tests.backend_matrix
+
+prints one JSON line: the backend, and for each case the largest absolute
+difference between the layer and the NumPy reference of its paper's
+equations (tests/layers/*_reference.py), or the error it raised.
+`tests/test_backends.py` runs it once per backend. It needs only Keras,
+NumPy and the package, so it runs where TensorFlow is not installed.
+"""
+
+import json
+import traceback
+
+import keras
+import numpy as np
+
+import keras_recurrent as kr
+from tests.layers import gated_feedback_reference as gf_reference
+from tests.layers import graph_reference
+from tests.layers import lstm_reference
+from tests.layers import tree_reference
+
+BATCH, STEPS, FEATURES, UNITS = 3, 6, 4, 5
+
+
+def _numpy(value):
+    return np.asarray(keras.ops.convert_to_numpy(value), "float64")
+
+
+def _sequence_data(seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(BATCH, STEPS, FEATURES)).astype("float32")
+    mask = np.ones((BATCH, STEPS), dtype=bool)
+    mask[0, 4:] = False
+    mask[2, 2] = False
+    return x, mask
+
+
+def _lstm_case(make_layer, variant):
+    def case():
+        x, mask = _sequence_data()
+        layer = make_layer()
+        layer.build((None, None, FEATURES))
+        lstm_reference.randomize_weights(layer)
+        outputs = layer(x, mask=mask)
+        expected, _ = lstm_reference.lstm_sequence(
+            x.astype("float64"),
+            lstm_reference.named_weights(layer),
+            variant,
+            mask=mask,
+        )
+        return np.abs(_numpy(outputs) - expected).max()
+
+    return case
+
+
+def _gated_feedback_case(cell_type, feedback):
+    def case():
+        x, mask = _sequence_data(1)
+        layer = kr.layers.GatedFeedbackRNN(
+            [UNITS, UNITS],
+            cell_type=cell_type,
+            feedback=feedback,
+            return_sequences=True,
+        )
+        layer.build((None, None, FEATURES))
+        gf_reference.randomize_weights(layer)
+        expected, _, _ = gf_reference.gf_sequence(
+            x.astype("float64"),
+            gf_reference.named_weights(layer),
+            [UNITS, UNITS],
+            cell_type,
+            feedback,
+            mask=mask,
+        )
+        return np.abs(_numpy(layer(x, mask=mask)) - expected).max()
+
+    return case
+
+
+def _tree_case(kind):
+    def case():
+        arity = 5 if kind == "child_sum" else 2
+        trees = tree_reference.mixed_trees()
+        if kind == "nary":
+            trees = [trees[0], trees[2], trees[3]]
+        inputs = tree_reference.encode(trees, arity, FEATURES)
+        if kind == "child_sum":
+            layer = kr.layers.ChildSumTreeLSTM(UNITS, return_nodes=True)
+        else:
+            layer = kr.layers.NaryTreeLSTM(
+                UNITS, arity=arity, return_nodes=True
+            )
+        layer.build([array.shape for array in inputs])
+        weights = tree_reference.random_weights(layer)
+        expected, _ = tree_reference.expected_states(
+            inputs, weights, kind, UNITS
+        )
+        return np.abs(_numpy(layer(inputs)) - expected).max()
+
+    return case
+
+
+def _gated_graph_case(**options):
+    def case():
+        graphs = graph_reference.random_graphs()
+        layer = kr.layers.GatedGraph(UNITS, 2, propagation_steps=3, **options)
+        layer.build([array.shape for array in graph_reference.as_list(graphs)])
+        graph_reference.randomize_weights(layer)
+        expected = graph_reference.gated_graph(
+            *(np.asarray(array) for array in graph_reference.as_list(graphs)),
+            graph_reference.gated_graph_weights(layer),
+            num_edge_types=layer.num_edge_types,
+            propagation_steps=layer.propagation_steps,
+            add_reverse_edges=layer.add_reverse_edges,
+            reset_after=layer.reset_after,
+            concatenate_directions=layer.concatenate_directions,
+        )
+        outputs = layer(graph_reference.as_list(graphs))
+        return np.abs(_numpy(outputs) - expected).max()
+
+    return case
+
+
+def _readout_case(layer_class):
+    def case():
+        states, node_inputs, node_mask = graph_reference.node_data()
+        if layer_class is kr.layers.GraphReadout:
+            layer = kr.layers.GraphReadout(3)
+        else:
+            layer = kr.layers.NodeSelection(hidden_units=3)
+        layer.build([(None, 5, 4), (None, 5, 2), (None, 5)])
+        graph_reference.randomize_weights(layer)
+        arguments = (
+            states.astype("float64"),
+            node_inputs.astype("float64"),
+            node_mask,
+            _numpy(layer.kernel),
+            _numpy(layer.bias),
+        )
+        if layer_class is kr.layers.GraphReadout:
+            expected = graph_reference.graph_readout(*arguments)
+        else:
+            hidden = (_numpy(layer.hidden_kernel), _numpy(layer.hidden_bias))
+            expected = graph_reference.node_selection(*arguments, hidden=hidden)
+        outputs = layer([states, node_inputs, node_mask])
+        return np.abs(_numpy(outputs) - expected).max()
+
+    return case
+
+
+CASES = {
+    "PeepholeLSTM": _lstm_case(
+        lambda: kr.layers.PeepholeLSTM(UNITS, return_sequences=True), "V"
+    ),
+    "CoupledLSTM": _lstm_case(
+        lambda: kr.layers.CoupledLSTM(UNITS, return_sequences=True), "CIFG"
+    ),
+    **{
+        f"LSTMVariant({variant})": _lstm_case(
+            lambda v=variant: kr.layers.LSTMVariant(
+                UNITS, variant=v, return_sequences=True
+            ),
+            variant,
+        )
+        for variant in kr.layers.VARIANTS
+    },
+    "GatedFeedbackRNN(tanh, gated)": _gated_feedback_case("tanh", "gated"),
+    "GatedFeedbackRNN(gru, fixed)": _gated_feedback_case("gru", "fixed"),
+    "GatedFeedbackRNN(lstm, gated)": _gated_feedback_case("lstm", "gated"),
+    "ChildSumTreeLSTM": _tree_case("child_sum"),
+    "NaryTreeLSTM": _tree_case("nary"),
+    "GatedGraph": _gated_graph_case(),
+    "GatedGraph(paper directions)": _gated_graph_case(
+        concatenate_directions=True, reset_after=False
+    ),
+    "GraphReadout": _readout_case(kr.layers.GraphReadout),
+    "NodeSelection": _readout_case(kr.layers.NodeSelection),
+}
+
+
+def run():
+    """`{case: largest difference to the reference, or the error}`."""
+    results = {}
+    for name, case in CASES.items():
+        try:
+            results[name] = float(case())
+        except Exception as error:  # noqa: BLE001 - reported, not hidden
+            lines = traceback.format_exception_only(type(error), error)
+            results[name] = "".join(lines).strip()[-500:]
+    return results
+
+
+if __name__ == "__main__":
+    print(json.dumps({"backend": keras.backend.backend(), "cases": run()}))
