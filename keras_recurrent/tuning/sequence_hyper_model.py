@@ -4,6 +4,7 @@ import keras
 import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import check_int
 from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("regression", "classification")
@@ -31,9 +32,9 @@ _RECURRENT_LAYERS = {
 class SequenceHyperModel(keras_tuner.HyperModel):
     """HyperModel for stacked recurrent models over sequences.
 
-    Builds `Input(input_shape)`, an optional `Masking(0.0)`, `num_layers`
-    recurrent layers of one `cell_type` (all but the last with
-    `return_sequences=True`) and a `Dense(output_units)` head, compiled with
+    Builds `Input(input_shape)`, an optional `Masking(0.0)` (or, for token
+    ids, an `Embedding`), `num_layers` recurrent layers of one `cell_type`
+    (all but the last with `return_sequences=True`) and a `Dense(output_units)` head, compiled with
     Adam. For `"regression"` the head is linear and the loss is the mean
     squared error; for `"classification"` the head gives logits, the loss is
     `SparseCategoricalCrossentropy(from_logits=True)` and accuracy is
@@ -54,24 +55,34 @@ class SequenceHyperModel(keras_tuner.HyperModel):
       Default 0.
     - `recurrent_dropout`: Float in `[0, 0.5]`. Default 0.
     - `learning_rate`: Float in `[1e-4, 1e-2]`, log sampling. Default 1e-3.
+    - `embedding_dim`: Int in `[8, 128]`, step 8, only with
+      `vocabulary_size`. Default 32.
 
     Args:
-        input_shape: Tuple `(timesteps, features)`; `timesteps` may be
-            `None` for sequences of any length.
+        input_shape: Tuple `(timesteps, features)` of float features, or
+            `(timesteps,)` of int token ids with `vocabulary_size`;
+            `timesteps` may be `None` for sequences of any length.
         output_units: Positive integer: the number of targets for
             regression, the number of classes (at least 2) for
             classification.
         task: `"regression"` or `"classification"`. Defaults to
             `"regression"`.
         masking: Whether to mask all-zero steps with `Masking(0.0)`, for
-            zero-padded sequences of different lengths. Defaults to `False`.
+            zero-padded sequences of different lengths (with
+            `vocabulary_size`: whether token id 0 is padding, through
+            `Embedding(mask_zero=True)`). Defaults to `False`.
+        vocabulary_size: Optional positive integer: the inputs are int
+            token ids in `[0, vocabulary_size)`, embedded by a
+            `keras.layers.Embedding(vocabulary_size, embedding_dim)` before
+            the recurrent layers. Defaults to `None` (float features).
         name: Optional name of the HyperModel, also used for the model.
         tunable: Whether the hyperparameters defined in this HyperModel
             should be added to the search space. Defaults to `True`.
 
     Returns:
         `build(hp)` returns a compiled `keras.Model` mapping
-        `(batch, timesteps, features)` to `(batch, output_units)`.
+        `(batch, timesteps, features)` (or int `(batch, timesteps)` with
+        `vocabulary_size`) to `(batch, output_units)`.
 
     Example:
 
@@ -97,21 +108,15 @@ class SequenceHyperModel(keras_tuner.HyperModel):
         *,
         task="regression",
         masking=False,
+        vocabulary_size=None,
         name=None,
         tunable=True,
     ):
         super().__init__(name=name, tunable=tunable)
-        if (
-            not isinstance(input_shape, (tuple, list))
-            or len(input_shape) != 2
-            or not (input_shape[0] is None or is_positive_int(input_shape[0]))
-            or not is_positive_int(input_shape[1])
-        ):
-            raise ValueError(
-                "Argument `input_shape` must be a tuple `(timesteps, "
-                "features)` of positive integers (`timesteps` may be None). "
-                f"Received: input_shape={input_shape!r}"
-            )
+        self.vocabulary_size = check_int(
+            "vocabulary_size", vocabulary_size, 1, allow_none=True
+        )
+        _check_input_shape(input_shape, tokens=vocabulary_size is not None)
         if task not in _TASKS:
             raise ValueError(
                 f"Argument `task` must be one of {_TASKS}. "
@@ -137,10 +142,21 @@ class SequenceHyperModel(keras_tuner.HyperModel):
         self.masking = masking
 
     def build(self, hp):
-        inputs = keras.Input(self.input_shape, name="sequences")
-        outputs = inputs
-        if self.masking:
-            outputs = keras.layers.Masking(0.0, name="masking")(outputs)
+        if self.vocabulary_size is None:
+            inputs = keras.Input(self.input_shape, name="sequences")
+            outputs = inputs
+            if self.masking:
+                outputs = keras.layers.Masking(0.0, name="masking")(outputs)
+        else:
+            inputs = keras.Input(
+                self.input_shape, dtype="int32", name="sequences"
+            )
+            outputs = keras.layers.Embedding(
+                self.vocabulary_size,
+                hp.Int("embedding_dim", 8, 128, step=8, default=32),
+                mask_zero=self.masking,
+                name="embedding",
+            )(inputs)
         outputs = self._recurrent_layers(hp, outputs)
         outputs = keras.layers.Dense(self.output_units, name="head")(outputs)
         model = keras.Model(inputs, outputs, name=self.name)
@@ -179,6 +195,27 @@ class SequenceHyperModel(keras_tuner.HyperModel):
                 name=f"{cell_type}_{index}",
             )(sequences)
         return sequences
+
+
+def _check_input_shape(input_shape, tokens):
+    """Raises a `ValueError` unless `input_shape` fits the kind of inputs."""
+    rank = 1 if tokens else 2
+    if (
+        not isinstance(input_shape, (tuple, list))
+        or len(input_shape) != rank
+        or not (input_shape[0] is None or is_positive_int(input_shape[0]))
+        or not all(is_positive_int(size) for size in input_shape[1:])
+    ):
+        expected = (
+            "`(timesteps,)` of token ids, with `vocabulary_size`,"
+            if tokens
+            else "`(timesteps, features)`"
+        )
+        raise ValueError(
+            f"Argument `input_shape` must be a tuple {expected} of positive "
+            "integers (`timesteps` may be None). "
+            f"Received: input_shape={input_shape!r}"
+        )
 
 
 def _dropout_rates(hp):

@@ -288,8 +288,119 @@ def test_search_with_mirrored_strategy(tmp_path):
         ((INPUT_SHAPE, 1), {"task": "classification"}, "output_units=1"),
         ((INPUT_SHAPE, 1), {"task": "ranking"}, "task='ranking'"),
         ((INPUT_SHAPE, 1), {"masking": "yes"}, "masking='yes'"),
+        (((6,), 1), {"vocabulary_size": 0}, "vocabulary_size=0"),
+        (((6,), 1), {"vocabulary_size": 5.0}, "vocabulary_size=5.0"),
+        (((6,), 1), {"vocabulary_size": True}, "vocabulary_size=True"),
+        ((INPUT_SHAPE, 1), {"vocabulary_size": 5}, r"input_shape=\(6, 2\)"),
+        (((0,), 1), {"vocabulary_size": 5}, r"input_shape=\(0,\)"),
     ],
 )
 def test_bad_structural_arguments_raise(args, kwargs, message):
     with pytest.raises(ValueError, match=message):
         kr.tuning.SequenceHyperModel(*args, **kwargs)
+
+
+def _token_model(masking, **fixed):
+    hypermodel = kr.tuning.SequenceHyperModel(
+        (None,), 1, masking=masking, vocabulary_size=7
+    )
+    return hypermodel.build(_tiny_hyperparameters(num_layers=2, **fixed))
+
+
+def test_token_ids_are_embedded():
+    hp = _tiny_hyperparameters()
+    model = kr.tuning.SequenceHyperModel(
+        (5,), 3, task="classification", vocabulary_size=7
+    ).build(hp)
+    assert hp.values["embedding_dim"] == 32
+    embedding = model.get_layer("embedding")
+    assert (embedding.input_dim, embedding.output_dim) == (7, 32)
+    assert not embedding.mask_zero
+    assert model.input_shape == (None, 5) and model.inputs[0].dtype == "int32"
+    assert model.output_shape == (None, 3)
+    space = {entry.name: entry for entry in hp.space}
+    dim = space["embedding_dim"]
+    assert (dim.min_value, dim.max_value, dim.step) == (8, 128, 8)
+
+    # Without masking, token 0 is an ordinary token: the output is that of
+    # the float model fed with the embedding rows.
+    tokens = np.array([[1, 0, 6, 2, 0], [3, 3, 5, 0, 4]], dtype="int32")
+    float_model = kr.tuning.SequenceHyperModel((5, 32), 3).build(
+        _tiny_hyperparameters()
+    )
+    float_model.set_weights(model.get_weights()[1:])
+    table = keras.ops.convert_to_numpy(embedding.embeddings)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(model(tokens)),
+        keras.ops.convert_to_numpy(float_model(table[tokens])),
+        atol=1e-6,
+    )
+
+
+def test_masked_token_ids_equal_masked_embedded_floats():
+    model = _token_model(True, embedding_dim=8, cell_type="coupled")
+    assert model.get_layer("embedding").mask_zero
+    tokens = np.array([[4, 2, 6, 0, 0], [1, 5, 3, 2, 6]], dtype="int32")
+    table = keras.ops.convert_to_numpy(model.get_layer("embedding").embeddings)
+    # The float model masks all-zero steps: feed zeros where token 0 pads.
+    embedded = table[tokens] * (tokens != 0)[..., None]
+    float_model = kr.tuning.SequenceHyperModel(
+        (None, 8), 1, masking=True
+    ).build(_tiny_hyperparameters(num_layers=2, cell_type="coupled"))
+    float_model.set_weights(model.get_weights()[1:])
+    outputs = keras.ops.convert_to_numpy(model(tokens))
+    np.testing.assert_allclose(
+        outputs,
+        keras.ops.convert_to_numpy(float_model(embedded)),
+        atol=1e-6,
+    )
+    # Padding tokens do not change the output.
+    np.testing.assert_allclose(
+        outputs[0],
+        keras.ops.convert_to_numpy(model(tokens[:1, :3]))[0],
+        atol=1e-6,
+    )
+    unmasked = _token_model(False, embedding_dim=8, cell_type="coupled")
+    unmasked.set_weights(model.get_weights())
+    assert not np.allclose(
+        keras.ops.convert_to_numpy(unmasked(tokens))[0], outputs[0], atol=1e-4
+    )
+
+
+@_IGNORE_OPTIMIZER_RELOAD
+def test_search_on_token_ids(tmp_path):
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(1, 7, size=(24, 6)).astype("int32")
+    tokens[::2, 4:] = 0
+    labels = (tokens == 3).sum(axis=1, keepdims=True).astype("float32")
+    tuner = keras_tuner.RandomSearch(
+        kr.tuning.SequenceHyperModel(
+            (None,), 1, masking=True, vocabulary_size=7
+        ),
+        objective="val_loss",
+        max_trials=1,
+        # Only the embedding size is searched: one cheap trial.
+        hyperparameters=_tiny_hyperparameters(
+            num_layers=1,
+            cell_type="coupled",
+            dropout=0.0,
+            recurrent_dropout=0.0,
+        ),
+        directory=tmp_path,
+        overwrite=True,
+        seed=0,
+    )
+    tuner.search(
+        tokens[:16],
+        labels[:16],
+        validation_data=(tokens[16:], labels[16:]),
+        epochs=1,
+        batch_size=8,
+        verbose=0,
+    )
+    (trial,) = tuner.oracle.get_best_trials(1)
+    assert trial.status == "COMPLETED"
+    assert 8 <= trial.hyperparameters.values["embedding_dim"] <= 128
+    (best,) = tuner.get_best_models(1)
+    val_loss = best.evaluate(tokens[16:], labels[16:], verbose=0)
+    np.testing.assert_allclose(val_loss, trial.score, rtol=1e-5)
