@@ -34,9 +34,10 @@ class SequenceHyperModel(keras_tuner.HyperModel):
 
     Builds `Input(input_shape)`, an optional `Masking(0.0)` (or, for token
     ids, an `Embedding`), `num_layers` recurrent layers of one `cell_type`
-    (all but the last with `return_sequences=True`) and a `Dense(output_units)` head, compiled with
-    Adam. For `"regression"` the head is linear and the loss is the mean
-    squared error; for `"classification"` the head gives logits, the loss is
+    (all but the last with `return_sequences=True`) and a
+    `Dense(output_units)` head, compiled with Adam. For `"regression"` the
+    head is linear and the loss is the mean squared error; for
+    `"classification"` the head gives logits, the loss is
     `SparseCategoricalCrossentropy(from_logits=True)` and accuracy is
     reported.
 
