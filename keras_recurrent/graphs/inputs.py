@@ -28,6 +28,12 @@ def graph_inputs(
         node_mask_dtype: `"int32"` (default) or `"bool"`. Keras 3's `fit`
             under `MirroredStrategy` cannot take boolean inputs.
 
+    Keras casts the data of an input to its dtype before any layer runs,
+    so float `edges` fed to the int32 `"edges"` are truncated: a row
+    `(2, 2.6)` arrives as `(2, 2)`. Pass integers (as
+    `kr.graphs.encode_graphs` does); `kr.graphs.validate_graph_tensors`
+    and the `tf.data` helpers refuse float edges.
+
     Returns:
         A dict of `KerasTensor`s: `"node_inputs"` float32 `(batch, N, D)`,
         `"edges"` int32 `(batch, E, 2)`, `"edge_types"` int32 `(batch, E)`,

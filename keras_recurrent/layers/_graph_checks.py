@@ -51,6 +51,11 @@ def describe_inputs(inputs):
     shape = getattr(inputs, "shape", None)
     if shape is not None:
         return f"a single tensor of shape {tuple(shape)}"
+    if isinstance(inputs, (list, tuple)) and all(
+        size is None or isinstance(size, int) for size in inputs
+    ):
+        # `build` gets a single tensor's shape.
+        return f"a single tensor of shape {tuple(inputs)}"
     if isinstance(inputs, (list, tuple)):
         items = ", ".join(describe_inputs(item) for item in inputs)
         return f"{type(inputs).__name__} of {len(inputs)} ({items})"
@@ -260,10 +265,15 @@ def _after_shape_assertions(layer, tensors, features):
     shapes = []
     for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
         shapes += [f"{name}.shape=", tf.shape(tensor)]
-    assertions = [
-        tf.debugging.Assert(condition, [prefix + message, "Received:", *shapes])
-        for condition, message in conditions
-    ]
+    # In order, so that the first problem (a rank before a size) is named.
+    assertions = []
+    for condition, message in conditions:
+        with tf.control_dependencies(assertions):
+            assertions = [
+                tf.debugging.Assert(
+                    condition, [prefix + message, "Received:", *shapes]
+                )
+            ]
     with tf.control_dependencies(assertions):
         return [tf.identity(tensor) for tensor in tensors]
 
@@ -304,10 +314,10 @@ def _after_value_assertions(layer, flags, num_edge_types, valid):
             None,
         ),
     ]
-    assertions = [
-        _assert_nothing_bad(bad, prefix + message, label)
-        for bad, message, label in checks
-    ]
+    assertions = []
+    for bad, message, label in checks:
+        with tf.control_dependencies(assertions):
+            assertions = [_assert_nothing_bad(bad, prefix + message, label)]
     with tf.control_dependencies(assertions):
         return tf.identity(valid)
 
