@@ -2,12 +2,14 @@
 
 Usage: `import keras_recurrent as kr`, then e.g. `kr.layers.PeepholeLSTM(64)`.
 
-The layers need only Keras, on any backend. `kr.export` (TensorFlow),
+The layers need only Keras, on any backend. `kr.distribute` and
+`kr.export` (TensorFlow),
 `kr.tuning` (keras-tuner) and `kr.testing` (TensorFlow) are imported on first
 use, so the package imports without TensorFlow, e.g. on a JAX or PyTorch
 installation.
 """
 
+from keras_recurrent import callbacks
 from keras_recurrent import constraints
 from keras_recurrent import data
 from keras_recurrent import datasets
@@ -19,15 +21,22 @@ from keras_recurrent._lazy import lazy_getattr
 
 __getattr__ = lazy_getattr(
     __name__,
-    {"export": ".export", "testing": ".testing", "tuning": ".tuning"},
+    {
+        "distribute": ".distribute",
+        "export": ".export",
+        "testing": ".testing",
+        "tuning": ".tuning",
+    },
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "callbacks",
     "constraints",
     "data",
     "datasets",
+    "distribute",
     "export",
     "graphs",
     "layers",

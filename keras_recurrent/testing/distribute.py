@@ -1,5 +1,13 @@
 """Checking that models train the same under `tf.distribute`."""
 
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
 import keras
 import numpy as np
 import tensorflow as tf
@@ -134,8 +142,9 @@ def assert_mirrored_equivalence(
     all-reduced gradients must give the same weights as the single-device run
     (Keras divides each replica's loss by the number of replicas).
 
-    Only `MirroredStrategy` is covered: Keras 3 `fit` under
-    `MultiWorkerMirroredStrategy` fails (keras-team/keras#20585). Under
+    Only `MirroredStrategy` is covered here; for several worker processes
+    see `kr.distribute.MultiWorkerMirroredStrategy` and
+    `start_local_workers`. Under
     `MirroredStrategy`, Keras 3.15 `fit` fails on boolean inputs (it adds
     them up with `AddN`), so boolean arrays in `x` are rejected: feed masks
     as int32 and cast them to bool in the model.
@@ -288,3 +297,100 @@ def _take(arrays, num_samples, name):
 
 def _check_num_replicas(num_replicas):
     check_positive_int("num_replicas", num_replicas)
+
+
+def local_worker_addresses(num_workers=2):
+    """Free `127.0.0.1:port` addresses for a cluster of local workers.
+
+    Args:
+        num_workers: Positive integer. Defaults to 2.
+
+    Returns:
+        A list of `num_workers` distinct `"127.0.0.1:port"` strings whose
+        ports were free when asked for.
+    """
+    check_positive_int("num_workers", num_workers)
+    sockets = []
+    try:
+        for _ in range(num_workers):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [f"127.0.0.1:{sock.getsockname()[1]}" for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def start_local_workers(argv, addresses, *, env=None, log_dir=None):
+    """Starts one `python argv...` process per worker, each with `TF_CONFIG`.
+
+    Worker `i` gets `TF_CONFIG={"cluster": {"worker": addresses},
+    "task": {"type": "worker", "index": i}}`, the layout
+    `tf.distribute.MultiWorkerMirroredStrategy` reads.
+
+    Args:
+        argv: List of arguments after `python`, e.g. `["-m", "my.worker"]`.
+        addresses: List of `"host:port"` strings, one per worker.
+        env: Optional dict of environment variables added for every worker.
+        log_dir: Optional directory; worker `i` writes its output to
+            `worker-{i}.log` there. Defaults to discarding it.
+
+    Returns:
+        The list of `subprocess.Popen`, in worker order.
+    """
+    processes = []
+    for index in range(len(addresses)):
+        config = {
+            "cluster": {"worker": list(addresses)},
+            "task": {"type": "worker", "index": index},
+        }
+        worker_env = {**os.environ, **(env or {})}
+        worker_env["TF_CONFIG"] = json.dumps(config)
+        output = subprocess.DEVNULL
+        if log_dir is not None:
+            path = os.path.join(log_dir, f"worker-{index}.log")
+            output = open(path, "ab")  # noqa: SIM115 (closed by the child)
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, *argv],
+                env=worker_env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        )
+        if output is not subprocess.DEVNULL:
+            output.close()
+    return processes
+
+
+def wait_for_workers(processes, timeout, *, grace=30):
+    """Waits for the workers; once one fails, stops the others.
+
+    A synchronous job cannot go on without one of its workers: the others
+    block in their next collective op. So when a worker exits with an
+    error, the others get `grace` seconds to exit on their own and are then
+    killed, and every worker is killed at `timeout`.
+
+    Args:
+        processes: The `subprocess.Popen` of the workers.
+        timeout: Seconds to wait in all.
+        grace: Seconds the others may run on after a worker failed.
+            Defaults to 30.
+
+    Returns:
+        The list of exit codes, in worker order (negative: killed by that
+        signal, e.g. `-9`).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        codes = [process.poll() for process in processes]
+        if all(code is not None for code in codes):
+            return codes
+        if any(code not in (None, 0) for code in codes):
+            deadline = min(deadline, time.monotonic() + grace)
+        time.sleep(0.2)
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+    return [process.wait() for process in processes]
