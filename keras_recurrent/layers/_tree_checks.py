@@ -19,7 +19,13 @@ def unpack_tree_inputs(layer, inputs):
                 f"{list(TREE_TENSOR_NAMES)}. Received keys: {sorted(inputs)}"
             )
         return [inputs[name] for name in TREE_TENSOR_NAMES]
-    if not isinstance(inputs, (list, tuple)) or len(inputs) != 3:
+    # A single shape (`build` of a layer called on one tensor) is a tuple
+    # of sizes, not of three shapes.
+    if (
+        not isinstance(inputs, (list, tuple))
+        or len(inputs) != 3
+        or any(item is None or isinstance(item, int) for item in inputs)
+    ):
         raise ValueError(
             f"{type(layer).__name__} takes the list `[node_inputs, children, "
             "node_mask]` (or a dict with these keys). "
@@ -37,6 +43,63 @@ def check_tree_input_shapes(layer, shapes, arity=None):
         )
     except ValueError as error:
         raise ValueError(f"{type(layer).__name__}: {error}") from None
+    num_nodes = shapes[1][1]
+    if num_nodes == 0:
+        raise ValueError(
+            f"{type(layer).__name__} needs trees of at least one (padded) "
+            "node, `N >= 1`. Received: "
+            f"children.shape={tuple(shapes[1])}"
+        )
+
+
+def check_tree_dtypes(layer, node_inputs, children, node_mask):
+    """Static dtype checks: float `node_inputs`, integer `children` and a
+    bool or integer `node_mask`.
+
+    Float `children` would be truncated (a child `1.7` read as node 1) and a
+    float `node_mask` read as real wherever nonzero (0.5 included), so both
+    are rejected rather than converted.
+    """
+    name = type(layer).__name__
+    dtypes = [
+        keras.backend.standardize_dtype(tensor.dtype)
+        for tensor in (node_inputs, children, node_mask)
+    ]
+    if "float" not in dtypes[0]:
+        raise ValueError(
+            f"{name} expects floating-point `node_inputs` (embed integer "
+            "tokens first, e.g. with `keras.layers.Embedding`). "
+            f"Received: node_inputs.dtype={dtypes[0]}"
+        )
+    if "int" not in dtypes[1]:
+        raise ValueError(
+            f"{name} expects integer `children` (node indices, -1 for an "
+            "empty slot); floats are not truncated into indices. "
+            f"Received: children.dtype={dtypes[1]}"
+        )
+    if dtypes[2] != "bool" and "int" not in dtypes[2]:
+        raise ValueError(
+            f"{name} expects a bool or integer `node_mask` (nonzero for "
+            f"real nodes). Received: node_mask.dtype={dtypes[2]}"
+        )
+
+
+def in_xla_context():
+    """Whether the layer is being traced for XLA (`jit_compile=True`).
+
+    True on every backend but TensorFlow and PyTorch, whose traced code is
+    compiled whole by XLA (JAX), and inside a TensorFlow function compiled
+    with XLA: there, shapes must be static and run-time assertions do not
+    run.
+    """
+    backend = keras.backend.backend()
+    if backend == "torch":
+        return False
+    if backend != "tensorflow":
+        return True
+    import tensorflow as tf
+
+    return tf.__internal__.get_enclosing_xla_context() is not None
 
 
 def check_children(
@@ -59,13 +122,7 @@ def check_children(
     graph assertion that `keras.ops` offers, so traced checks are skipped
     there.
     """
-    arrays = concrete_numpy(children, node_mask)
-    if arrays is not None:
-        problem = find_tree_problem(*arrays)
-        if problem is not None:
-            raise ValueError(
-                f"{type(layer).__name__} {layer.name!r}: {problem}"
-            )
+    if check_children_eagerly(layer, children, node_mask):
         return last_parent
     if keras.backend.backend() != "tensorflow":
         return last_parent
@@ -89,7 +146,24 @@ def check_children(
     # equal. (Two slots of one parent naming the same child are fine: the
     # child is read twice.)
     shared = ops.less(first_parent, last_parent)
-    any_bad = ops.logical_or(any_bad, ops.any(shared))
+    # Every real node but the root (the last real node) is a child: an
+    # orphan would be left out of the root's state.
+    has_parent = ops.reshape(
+        ops.take(
+            ops.concatenate(
+                [ops.greater_equal(last_parent, 0), ops.ones((1,), "bool")]
+            ),
+            node_of_row,
+        ),
+        ops.shape(real),
+    )
+    later = ops.concatenate([real[:, 1:], ops.zeros_like(real[:, :1])], axis=1)
+    orphan = ops.logical_and(
+        ops.logical_and(real, later), ops.logical_not(has_parent)
+    )
+    any_bad = ops.logical_or(
+        any_bad, ops.logical_or(ops.any(shared), ops.any(orphan))
+    )
     return _assert_no_bad_node(
         last_parent,
         any_bad,
@@ -102,13 +176,28 @@ def check_children(
                 ops.concatenate([shared, ops.zeros((1,), "bool")]),
                 node_of_row,
             ),
+            orphan,
         ),
     )
 
 
-def _named_checks(layer, children, real, shared):
+def check_children_eagerly(layer, children, node_mask):
+    """Raises a `ValueError` naming the first bad node of concrete tree
+    tensors; returns whether they were concrete (checked)."""
+    arrays = concrete_numpy(children, node_mask)
+    if arrays is None:
+        return False
+    problem = find_tree_problem(*arrays)
+    if problem is not None:
+        raise ValueError(f"{type(layer).__name__} {layer.name!r}: {problem}")
+    return True
+
+
+def _named_checks(layer, children, real, shared, orphan):
     """Each check of `check_children` alone: `(bad, message)` pairs;
-    `shared` `(batch * N,)` marks the children of more than one node."""
+    `shared` `(batch * N,)` marks the children of more than one node,
+    `orphan` `(batch, N)` the real nodes that are neither the root nor a
+    child."""
     num_nodes = ops.shape(children)[1]
     is_child = ops.not_equal(children, -1)
     padding_first = ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])
@@ -166,6 +255,11 @@ def _named_checks(layer, children, real, shared):
             "`children` must form trees: every node is the child of at "
             "most one node.",
         ),
+        (
+            ops.expand_dims(orphan, -1),
+            "`children` must connect every real node to the root (the "
+            "last real node): a real node is neither the root nor a child.",
+        ),
     ]
     return [(bad, prefix + message) for bad, message in checks]
 
@@ -209,9 +303,9 @@ def _assert_no_bad_node(tensor, any_bad, named_checks):
     `keras.ops` has no assertion, so this is the one place that uses
     TensorFlow directly. `named_checks()` builds the `(bad, message)` pairs;
     it only runs, in a `tf.cond` branch, when `any_bad` is true. The
-    returned copy of `tensor` depends on the result. Under XLA
-    (`jit_compile=True`) `Assert` compiles to a no-op; the tree layers set
-    `supports_jit = False`.
+    returned copy of `tensor` depends on the result. Not used under XLA
+    (`jit_compile=True`), where `Assert` would compile to a no-op: the
+    static-shape path gives bad trees NaN outputs instead (`bad_trees`).
     """
     import tensorflow as tf
 
@@ -237,3 +331,41 @@ def _assert_no_bad_node(tensor, any_bad, named_checks):
             return tf.identity(tensor)
 
     return tf.cond(any_bad, fail, lambda: tf.identity(tensor))
+
+
+def bad_trees(children, real):
+    """`(batch,)` bool: the trees with any problem `check_children` names.
+
+    For the static-shape path, where no assertion can run: a tree with a
+    child index out of range, not smaller than its parent's, on or to a
+    padding node, padding before a real node, a child of two nodes or a
+    real node that is neither the root (the last real node) nor a child.
+    `real` is the bool `(batch, N)` mask.
+    """
+    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+    total = batch_size * num_nodes
+    node_index = ops.reshape(ops.arange(num_nodes, dtype="int32"), (1, -1))
+    later = ops.concatenate([real[:, 1:], ops.zeros_like(real[:, :1])], axis=1)
+    padding_first = ops.logical_and(ops.logical_not(real), later)
+    # A real node's children lie in [-1, its own index); a padding node's
+    # are -1. With the real nodes first, a child is then real, too.
+    upper = ops.expand_dims(ops.where(real, node_index - 1, -1), -1)
+    out_of_range = ops.any(
+        ops.logical_or(ops.less(children, -1), ops.greater(children, upper)),
+        axis=-1,
+    )
+    child_rows = flat_child_rows(children, total)
+    first = reduce_parents(child_rows, ops.segment_min)
+    last = reduce_parents(child_rows, ops.segment_max)
+    shared = ops.reshape(ops.less(first, last), (batch_size, num_nodes))
+    has_parent = ops.reshape(
+        ops.greater_equal(last, 0), (batch_size, num_nodes)
+    )
+    orphan = ops.logical_and(
+        ops.logical_and(real, later), ops.logical_not(has_parent)
+    )
+    bad = ops.logical_or(
+        ops.logical_or(padding_first, out_of_range),
+        ops.logical_or(shared, orphan),
+    )
+    return ops.any(bad, axis=1)

@@ -11,9 +11,13 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._concrete import on_meta_device
+from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
+from keras_recurrent.layers._tree_checks import check_children_eagerly
+from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import flat_child_rows
+from keras_recurrent.layers._tree_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import reduce_parents
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._weight_options import gate_bias
@@ -41,12 +45,10 @@ class TreeLSTMBase(keras.layers.Layer):
     of empty slots). The leaves are computed at once, before the loop;
     each step of the loop reads the children of one level of inner nodes
     with one gather per array and writes their block of rows.
-    """
 
-    # A level is a block of rows whose size depends on the data: a dynamic
-    # shape XLA cannot compile, so `jit_compile="auto"` leaves XLA off for
-    # models with these layers.
-    supports_jit = False
+    Under XLA and with JAX, `call` runs `_call_static` instead: the same
+    levels with static shapes (dynamic blocks cannot compile).
+    """
 
     def __init__(
         self,
@@ -196,14 +198,12 @@ class TreeLSTMBase(keras.layers.Layer):
             ops.convert_to_tensor(tensor)
             for tensor in unpack_tree_inputs(self, inputs)
         )
-        dtype = keras.backend.standardize_dtype(node_inputs.dtype)
-        if "float" not in dtype:
-            raise ValueError(
-                f"{type(self).__name__} expects floating-point `node_inputs` "
-                "(embed integer tokens first, e.g. with "
-                "`keras.layers.Embedding`). "
-                f"Received: node_inputs.dtype={dtype}"
-            )
+        check_tree_dtypes(self, node_inputs, children, node_mask)
+        check_tree_input_shapes(
+            self,
+            [node_inputs.shape, children.shape, node_mask.shape],
+            arity=self._arity,
+        )
         if on_meta_device(node_inputs, children, node_mask):
             # Shape inference: the level loop needs values, a `"meta"`
             # tensor has none.
@@ -216,6 +216,18 @@ class TreeLSTMBase(keras.layers.Layer):
             )
             return [zeros, zeros] if self.return_state else zeros
         children = ops.cast(children, "int32")
+        if in_xla_context():
+            outputs = self._call_static(
+                node_inputs, children, node_mask, training
+            )
+        else:
+            outputs = self._call_dynamic(
+                node_inputs, children, node_mask, training
+            )
+        return outputs if self.return_state else outputs[0]
+
+    def _call_dynamic(self, node_inputs, children, node_mask, training):
+        """The level loop over the real nodes alone (dynamic shapes)."""
         units = self.units
         real = ops.reshape(ops.cast(node_mask, "bool"), (-1,))
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
@@ -416,7 +428,157 @@ class TreeLSTMBase(keras.layers.Layer):
             )
             roots = ops.take(slot, ops.take(index_of, root_rows))
             outputs = [ops.take(state, roots, axis=0) for state in (h, c)]
-        return outputs if self.return_state else outputs[0]
+        return outputs
+
+    def _call_static(self, node_inputs, children, node_mask, training):
+        """The level loop with static shapes, for XLA and JAX.
+
+        The states live in two arrays `(B * N + 1, units)` (row `b * N + v`
+        is node `v` of tree `b`; the last row is the zero state of empty
+        slots). All rows are computed as leaves at once; then each step of
+        the loop updates one level of inner nodes through a window of a
+        static size, `B * max(N // 2, 1)` rows (a tree has at most `N // 2`
+        inner nodes at one depth), read from the rows sorted by level;
+        unused window rows read and write the zero row. Trees with bad
+        `children` take no part and get NaN outputs (no assertion can run
+        in compiled code).
+        """
+        units = self.units
+        batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+        total = batch_size * num_nodes
+        real = ops.cast(node_mask, "bool")
+        check_children_eagerly(self, children, node_mask)
+        bad = bad_trees(children, real)
+        schedule = _static_schedule(children, real, bad)
+        flat_real = ops.reshape(schedule["real"], (-1, 1))
+
+        # Phase 1: every row as a leaf (padding rows as zeros).
+        flat_inputs = ops.where(
+            flat_real,
+            ops.reshape(
+                ops.cast(node_inputs, self.compute_dtype),
+                (total, self.kernel.shape[0]),
+            ),
+            0.0,
+        )
+        if training and self.dropout > 0:
+            flat_inputs = keras.random.dropout(
+                flat_inputs, self.dropout, seed=self.seed_generator
+            )
+        projected = self._project(flat_inputs, *self._input_weights())
+        x_i, x_o, x_u = ops.split(projected[:, : 3 * units], 3, axis=-1)
+        leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
+        leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
+        zero = ops.zeros((1, units), dtype=self.compute_dtype)
+        h, c = (
+            ops.concatenate([ops.where(flat_real, state, 0.0), zero])
+            for state in (leaf_h, leaf_c)
+        )
+        projected = ops.concatenate([projected, ops.zeros_like(projected[:1])])
+        recurrent_mask = None
+        if training and self.recurrent_dropout > 0:
+            # One mask per tree, as in the dynamic path.
+            recurrent_mask = ops.take(
+                keras.random.dropout(
+                    ops.ones((batch_size + 1, units), self.compute_dtype),
+                    self.recurrent_dropout,
+                    seed=self.seed_generator,
+                ),
+                ops.arange(total + 1, dtype="int32") // num_nodes,
+                axis=0,
+            )
+
+        # Phase 2: the inner nodes, one level per step.
+        h, c = self._static_levels(
+            schedule, projected, recurrent_mask, h, c, num_nodes
+        )
+
+        # Phase 3: the outputs; NaN for the trees with bad `children`.
+        if self.return_nodes:
+            outputs = [
+                ops.where(
+                    ops.reshape(bad, (-1, 1, 1)),
+                    float("nan"),
+                    ops.reshape(state[:total], (batch_size, num_nodes, units)),
+                )
+                for state in (h, c)
+            ]
+        else:
+            sizes = ops.sum(ops.cast(real, "int32"), axis=1)
+            roots = ops.where(
+                ops.greater(sizes, 0),
+                ops.arange(batch_size, dtype="int32") * num_nodes + sizes - 1,
+                total,
+            )
+            outputs = [
+                ops.where(
+                    ops.expand_dims(bad, -1),
+                    float("nan"),
+                    ops.take(state, roots, axis=0),
+                )
+                for state in (h, c)
+            ]
+        return outputs
+
+    def _static_levels(self, schedule, projected, recurrent_mask, h, c, n):
+        """The loop of `_call_static` over the levels of inner nodes."""
+        total = ops.shape(h)[0] - 1
+        window = ops.shape(schedule["order"])[0] - total
+        weights = self._level_weights()
+        child_rows = schedule["child_rows"]
+
+        def level_step(level, h, c):
+            valid = ops.less(
+                ops.arange(window, dtype="int32"), schedule["counts"][level]
+            )
+            rows = ops.where(
+                valid,
+                ops.slice(
+                    schedule["order"], [schedule["starts"][level]], [window]
+                ),
+                total,
+            )
+            slots = ops.take(child_rows, rows, axis=0)
+            child_h = ops.take(h, slots, axis=0)
+            if recurrent_mask is not None:
+                child_h = child_h * ops.expand_dims(
+                    ops.take(recurrent_mask, rows, axis=0), 1
+                )
+            new_h, new_c = self._update(
+                weights,
+                ops.take(projected, rows, axis=0),
+                child_h,
+                ops.take(c, slots, axis=0),
+            )
+            # Unused window rows write zeros into the zero row.
+            rows = ops.expand_dims(rows, -1)
+            valid = ops.expand_dims(valid, -1)
+            return (
+                ops.scatter_update(h, rows, ops.where(valid, new_h, 0.0)),
+                ops.scatter_update(c, rows, ops.where(valid, new_c, 0.0)),
+            )
+
+        num_levels = schedule["num_levels"]
+        if keras.backend.backend() == "jax":
+            # A loop with static bounds (JAX differentiates no
+            # `while_loop`); the levels past the last one are skipped.
+            def jax_body(level, states):
+                return ops.cond(
+                    ops.less(level, num_levels),
+                    lambda: level_step(level, *states),
+                    lambda: states,
+                )
+
+            return ops.fori_loop(1, n + 1, jax_body, (h, c))
+        _, h, c = ops.while_loop(
+            lambda level, h, c: ops.less(level, num_levels),
+            lambda level, h, c: (level + 1, *level_step(level, h, c)),
+            (ops.convert_to_tensor(1, dtype="int32"), h, c),
+            # A bound XLA needs for the gradient (a tree has at most N
+            # levels).
+            maximum_iterations=n,
+        )
+        return h, c
 
     def compute_output_shape(self, input_shape):
         shapes = unpack_tree_inputs(self, input_shape)
@@ -493,3 +655,53 @@ def _node_levels(children, parent):
         )
     )
     return ops.where(inner, 1 + deepest - depth, 0)
+
+
+def _static_schedule(children, real, bad):
+    """The level schedule of `_call_static`, with static shapes.
+
+    Returns a dict: `real` `(B, N)`, the real nodes of the good trees;
+    `child_rows` `(B * N + 1, K)`, each row's children as rows (the zero
+    row `B * N` in empty slots, for padding and for the extra row);
+    `order`, the inner rows sorted by level followed by the other rows and
+    a window's worth of `B * N`; `counts` and `starts` `(N + 1,)`, the size
+    and start in `order` of each level; `num_levels`.
+    """
+    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+    total = batch_size * num_nodes
+    real = ops.logical_and(real, ops.logical_not(ops.expand_dims(bad, -1)))
+    flat_real = ops.reshape(real, (-1,))
+    child_rows = ops.where(
+        ops.expand_dims(flat_real, -1), flat_child_rows(children, total), total
+    )
+    levels = _node_levels(
+        child_rows, reduce_parents(child_rows, ops.segment_max)
+    )
+    inner = ops.logical_and(flat_real, ops.greater(levels, 0))
+    levels = ops.where(inner, levels, 0)
+    counts = ops.segment_sum(
+        ops.cast(inner, "int32"), levels, num_segments=num_nodes + 1
+    )
+    half = num_nodes // 2
+    # A Python number where the shapes are static (JAX), else a tensor.
+    window = batch_size * (
+        max(half, 1) if isinstance(half, int) else ops.maximum(half, 1)
+    )
+    order = ops.cast(
+        ops.argsort(ops.where(inner, levels, num_nodes + 1)), "int32"
+    )
+    return {
+        "real": real,
+        "child_rows": ops.concatenate(
+            [child_rows, ops.full_like(child_rows[:1], total)]
+        ),
+        "order": ops.concatenate(
+            [order, ops.full((window,), total, dtype="int32")]
+        ),
+        "counts": counts,
+        "starts": ops.cumsum(counts) - counts,
+        "num_levels": ops.max(
+            ops.concatenate([levels, ops.zeros((1,), "int32")])
+        )
+        + 1,
+    }

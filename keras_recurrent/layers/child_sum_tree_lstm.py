@@ -45,16 +45,26 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     is the height of the tallest tree, not the number of nodes. Batch size,
     `N`, `K` and the heights may all be dynamic, in a `tf.function`, `fit`
     or a SavedModel. Padding nodes are never read and their states are
-    zero. Models with this layer run without XLA (`supports_jit = False`):
-    the size of a level depends on the data.
+    zero. Under XLA (`jit_compile=True`, which Keras' default `"auto"`
+    picks on a GPU) and with JAX, the layer runs the same levels with
+    static shapes: each level is a window of `batch * max(N // 2, 1)` rows
+    of the padded batch (more work per level, no dynamic shape), with the
+    same results.
 
     Nodes must be in topological order: every child's index smaller than
     its parent's, the real nodes first, the root the last real node, and
-    form trees: no node is the child of two nodes. Bad `children` (an
-    index out of range, not smaller than its parent's, on or to a padding
-    node, a child of two nodes) raise a `ValueError` on eager tensors and,
-    inside a traced TensorFlow function, an `InvalidArgumentError` at run
-    time.
+    form one tree: no node is the child of two nodes, and every real node
+    but the root is a child. `children` must be an integer tensor and
+    `node_mask` a bool or integer one (floats are rejected when traced).
+    Bad `children` (an index out of range, not smaller than its parent's,
+    on or to a padding node, a child of two nodes, a real node that is
+    neither the root nor a child) raise a `ValueError` on eager tensors
+    and, inside a traced TensorFlow function, an `InvalidArgumentError` at
+    run time. Compiled code (XLA, a jitted JAX function) cannot raise on
+    values: there, a tree with bad `children` gets NaN outputs (all its
+    nodes' states with `return_nodes`), and the other trees of the batch
+    are computed as if it were absent. An empty batch (`batch = 0`) gives
+    empty outputs; `N = 0` is a `ValueError`.
 
     Weights, with gate blocks in the order `[i, f, o, u]`:
 
@@ -144,8 +154,13 @@ class ChildSumTreeLSTM(TreeLSTMBase):
             4,
             axis=-1,
         )
+        # A 2-D matmul: the gradient of a 3-D one (`Tensordot`) inside
+        # the loop failed to compile under XLA with recurrent dropout.
+        child_f = ops.matmul(
+            ops.reshape(child_h, (-1, self.units)), forget_kernel
+        )
         f = self.recurrent_activation(
-            ops.expand_dims(x_f, 1) + ops.matmul(child_h, forget_kernel)
+            ops.expand_dims(x_f, 1) + ops.reshape(child_f, ops.shape(child_h))
         )
         c = self.recurrent_activation(z_i) * self.activation(z_u) + ops.sum(
             f * child_c, axis=1

@@ -40,10 +40,11 @@ class NaryTreeLSTM(TreeLSTMBase):
     multiply empty slots, whose `c` is zero).
 
     The computation is level-batched as in `kr.layers.ChildSumTreeLSTM`
-    (the leaves at once, then one step per level of inner nodes, dynamic
-    shapes, no XLA), with the same input checks; in addition, `children`
-    must have exactly `arity` slots (a `ValueError` when the layer is
-    built).
+    (the leaves at once, then one step per level of inner nodes; with
+    static shapes under XLA and with JAX), with the same input checks and
+    the same NaN outputs for a tree with bad `children` in compiled code;
+    in addition, `children` must have exactly `arity` slots (a
+    `ValueError` when the layer is built).
 
     Weights, with `x` blocks in the order `[i, f, o, u]`:
 

@@ -122,6 +122,20 @@ def find_tree_problem(children, node_mask):
                 f"most one node. Received: node {node} of tree {tree} is a "
                 f"child of nodes {parents.tolist()}"
             )
+    is_child = np.zeros(real.shape, bool)
+    trees, _, _ = np.nonzero(children >= 0)
+    is_child[trees, children[children >= 0]] = True
+    later = np.zeros_like(real)
+    later[:, :-1] = real[:, 1:]
+    orphan = real & later & ~is_child
+    if orphan.any():
+        tree, node = np.argwhere(orphan)[0]
+        return (
+            "`children` must connect every real node to the root (the last "
+            f"real node). Received: node {node} of tree {tree} is neither "
+            f"the root nor the child of any node, in children[{tree}]="
+            f"{children[tree, : int(real[tree].sum())].tolist()}"
+        )
     return None
 
 

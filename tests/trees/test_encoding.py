@@ -178,14 +178,36 @@ def test_validate_tree_tensors_errors():
         )
     with pytest.raises(ValueError, match="rank 2"):
         kr.trees.validate_tree_tensors(batch["children"], batch["node_mask"][0])
-    children = batch["children"].copy()
-    children[0, 2] = [0, 0]
+    pair = kr.trees.encode_trees(["(1 2)"], num_children=2)
+    children = pair["children"].copy()
+    children[0, 1] = [0, 0]
     # Two slots naming one child is not a tree, but still topological: the
     # layers accept it (the child is read twice).
-    kr.trees.validate_tree_tensors(children, batch["node_mask"])
+    kr.trees.validate_tree_tensors(children, pair["node_mask"])
+    children = batch["children"].copy()
+    children[0, 2] = [0, -1]
+    # Node 1 ("3") is neither the root nor a child: an orphan, which the
+    # root's state would silently leave out.
+    with pytest.raises(ValueError, match="node 1 of tree 0 is neither"):
+        kr.trees.validate_tree_tensors(children, batch["node_mask"])
     children = kr.trees.encode_trees(["(1 (2 3) 4)"])["children"].copy()
     children[0, 2, 0] = 0  # Leaf "4" also gets leaf "3", a child of "2".
     with pytest.raises(
         ValueError, match="node 0 of tree 0 .* nodes \\[1, 2\\]"
     ):
         kr.trees.validate_tree_tensors(children, np.ones((1, 4), "int32"))
+
+
+@pytest.mark.parametrize(
+    ("children", "message"),
+    [
+        ([[], [0], [0]], "at most one node"),
+        ([[], [], [1]], "neither the root nor"),
+        ([[1], [], [0]], "topological order"),
+        ([[], [5]], "in \\[0, 2\\)"),
+    ],
+)
+def test_encode_tree_checks_a_given_pair(children, message):
+    labels = list(range(len(children)))
+    with pytest.raises(ValueError, match=f"`tree` is no tree.*{message}"):
+        kr.trees.encode_tree((labels, children))
