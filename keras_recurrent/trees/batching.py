@@ -70,6 +70,7 @@ def padded_batch(
     num_nodes=None,
     bucket_boundaries=None,
     drop_remainder=False,
+    validate=True,
 ):
     """Batches a `tf.data.Dataset` of single trees into padded tree tensors.
 
@@ -97,6 +98,12 @@ def padded_batch(
             first bucket, and so on. Defaults to `None`, no bucketing.
         drop_remainder: Whether to drop the last, smaller batch (of each
             bucket). Defaults to `False`.
+        validate: Whether to check every tree before it is batched, as
+            `kr.trees.validate_tree_tensors` does (in a
+            `tf.numpy_function`): a bad tree stops the iteration with an
+            `InvalidArgumentError` naming the problem, rather than reach a
+            model (where, compiled with XLA, it would only give NaN).
+            Defaults to `True`.
 
     Returns:
         The batched `tf.data.Dataset`; each tree dict becomes the padded
@@ -187,6 +194,8 @@ def padded_batch(
             f"with the keys {list(_TREE_KEYS)}. "
             f"Received: element_spec={spec!r}"
         )
+    if validate:
+        dataset = dataset.map(_validated)
     if bucket_boundaries is None:
         return dataset.padded_batch(
             batch_size,
@@ -206,6 +215,35 @@ def padded_batch(
         padded_shapes=padded_shapes,
         padding_values=padding_values,
         drop_remainder=drop_remainder,
+    )
+
+
+def _validated(*element):
+    """`element` with its tree's `children` passed through the checks."""
+    import tensorflow as tf
+
+    from keras_recurrent.trees.validation import validate_tree_tensors
+
+    element = element[0] if len(element) == 1 else element
+    tree = _find_tree(element)
+
+    def check(children, node_mask):
+        validate_tree_tensors(children[None], node_mask[None])
+        return children
+
+    # The checked `children` replace the tree's own, so that the check is
+    # part of the data path (a mere control dependency was pruned).
+    children = tree["children"]
+    checked = tf.numpy_function(
+        check, [children, tree["node_mask"]], children.dtype, stateful=False
+    )
+    checked.set_shape(children.shape)
+    return tf.nest.pack_sequence_as(
+        element,
+        [
+            checked if value is children else value
+            for value in tf.nest.flatten(element)
+        ],
     )
 
 

@@ -5,6 +5,7 @@ import re
 import numpy as np
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.trees.validation import find_tree_problem
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _DIRECTIONS = ("left", "right")
@@ -233,8 +234,10 @@ def encode_tree(
         the `n` nodes in post-order.
 
     Raises:
-        ValueError: If a node has more than `num_children` children, or a
-            label is not in the vocabulary.
+        ValueError: If a node has more than `num_children` children, a
+            label is not in the vocabulary, or a `(labels, children)` pair
+            is no tree in post-order (as `kr.trees.validate_tree_tensors`
+            checks).
 
     Example:
 
@@ -268,6 +271,13 @@ def encode_tree(
     array = np.full((len(labels), num_children), -1, dtype="int32")
     for node, kids in enumerate(children):
         array[node, : len(kids)] = kids
+    if _is_node_list(tree):
+        # A pair given as it is, not from `post_order`: check it is a tree.
+        problem = find_tree_problem(
+            array[None], np.ones((1, len(labels)), bool)
+        )
+        if problem is not None:
+            raise ValueError(f"Argument `tree` is no tree: {problem}")
     return {
         "node_tokens": np.array(
             [_token(label, vocabulary) for label in labels], dtype="int32"

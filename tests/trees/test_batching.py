@@ -86,3 +86,27 @@ def test_bad_arguments(kwargs, message):
         kr.trees.padded_batch([1, 2], 2)
     with pytest.raises(ValueError, match="one tree dict"):
         kr.trees.padded_batch(tf.data.Dataset.range(3), 2)
+
+
+def test_padded_batch_stops_at_a_bad_tree():
+    good = kr.trees.encode_tree("(1 2 3)", num_children=2)
+    bad = {key: value.copy() for key, value in good.items()}
+    bad["children"][2] = [0, -1]  # Node 1 is an orphan.
+
+    def trees(*items):
+        return tf.data.Dataset.from_generator(
+            lambda: ((tree, 1) for tree in items),
+            output_signature=(
+                kr.trees.tree_spec(2),
+                tf.TensorSpec((), tf.int32),
+            ),
+        )
+
+    assert len(list(kr.trees.padded_batch(trees(good, good), 2))) == 1
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="neither the root nor"
+    ):
+        list(kr.trees.padded_batch(trees(good, bad), 2))
+    # Without the check, the bad tree passes (for data checked before).
+    batches = list(kr.trees.padded_batch(trees(bad), 2, validate=False))
+    np.testing.assert_array_equal(batches[0][0]["children"][0, 2], [0, -1])
