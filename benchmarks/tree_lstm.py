@@ -25,8 +25,13 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
   that made it several times slower than it needs to be.)
 - (c) `lstm`: `Embedding(mask_zero=True)` -> `keras.layers.LSTM` ->
   `Dense(10)` over the same expressions as token sequences.
+- (d) `static`: (a)'s model and weights in a step compiled with XLA
+  (`jit_compile=True`, what Keras' `"auto"` picks on a GPU), where the
+  layer runs its static-shape path: each level is a window of
+  `batch * N // 2` rows of the padded batch. XLA compiles once per batch
+  shape (before timing). Its logits must equal (a)'s.
 
-The forward passes of (a) and (b) are also timed alone.
+The forward passes of (a), (b) and (d) are also timed alone.
 
 Each step is a `tf.function` traced once for all batch shapes (dynamic
 `N` and length). The contenders are timed round-robin, batch after batch,
@@ -193,12 +198,12 @@ class SequenceClassifier(keras.Model):
         )
 
 
-def train_step_function(model, forward, signature):
+def train_step_function(model, forward, signature, jit_compile=False):
     optimizer = keras.optimizers.Adam(1e-3)
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     optimizer.build(model.trainable_variables)
 
-    @tf.function(input_signature=signature)
+    @tf.function(input_signature=signature, jit_compile=jit_compile)
     def step(inputs, labels):
         with tf.GradientTape() as tape:
             loss = loss_fn(labels, forward(inputs))
@@ -263,6 +268,23 @@ def main():
     )
     if difference > 1e-4:
         raise RuntimeError(f"Node loop differs from the layer: {difference}")
+    static_forward = tf.function(
+        lambda inputs: tree_model(inputs),
+        input_signature=tree_signature[:1],
+        jit_compile=True,
+    )
+    static_difference = max(
+        float(
+            np.abs(
+                static_forward(batch["trees"]) - tree_model(batch["trees"])
+            ).max()
+        )
+        for batch in batches
+    )
+    if static_difference > 1e-4:
+        raise RuntimeError(
+            f"The static path differs from the layer: {static_difference}"
+        )
 
     steps = {
         "level": (
@@ -287,6 +309,15 @@ def main():
             ),
             "sequences",
         ),
+        "static": (
+            train_step_function(
+                tree_model,
+                lambda inputs: tree_model(inputs, training=True),
+                tree_signature,
+                jit_compile=True,
+            ),
+            "trees",
+        ),
     }
     # Forward passes alone, for the ratio without the backward pass.
     level_forward = tf.function(
@@ -294,8 +325,15 @@ def main():
     )
     steps["level forward"] = (lambda inputs, _: level_forward(inputs), "trees")
     steps["node forward"] = (lambda inputs, _: node_forward(inputs), "trees")
+    steps["static forward"] = (
+        lambda inputs, _: static_forward(inputs),
+        "trees",
+    )
     for step, key in steps.values():  # Trace and warm up.
         step(first[key], first["labels"])
+    for batch in batches:  # XLA compiles once per batch shape.
+        for name in ("static", "static forward"):
+            steps[name][0](batch["trees"], batch["labels"])
 
     times = {name: [] for name in steps}
     for _ in range(args.repeats):
@@ -312,7 +350,8 @@ def main():
         f"ListOps, {args.cell} cell, batch {args.batch_size}, units "
         f"{args.units}: {nodes:.1f} nodes per tree (padded to {padded:.0f}), "
         f"sequences padded to {length:.0f} tokens; node loop matches the "
-        f"layer to {difference:.1e}"
+        f"layer to {difference:.1e}, the static path (XLA) to "
+        f"{static_difference:.1e}"
     )
     median = {name: statistics.median(t) * 1000 for name, t in times.items()}
     labels = {
@@ -321,6 +360,8 @@ def main():
         "lstm": "(c) keras.layers.LSTM",
         "level forward": "(a) forward pass only",
         "node forward": "(b) forward pass only",
+        "static": "(d) static path, XLA",
+        "static forward": "(d) forward pass only",
     }
     print(f"{'train step':26s} {'median ms/step':>15s}")
     for name, value in median.items():
@@ -336,6 +377,9 @@ def main():
         ("(b) / (a)", "node", "level", "target >= 20x"),
         ("(a) / (c)", "level", "lstm", "target <= 3x"),
         ("forward only, (b) / (a)", "node forward", "level forward", None),
+        ("(d) / (a)", "static", "level", None),
+        ("(b) / (d)", "node", "static", None),
+        ("forward only, (d) / (a)", "static forward", "level forward", None),
     ):
         print(
             f"{label}: {median[numerator] / median[denominator]:.2f}x, "
