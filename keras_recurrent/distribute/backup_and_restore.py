@@ -21,8 +21,8 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
     their next collective op), start all of them again with the same
     `TF_CONFIG`, and call `fit` with the same arguments and this callback.
     Training resumes at the first epoch not backed up, from the weights
-    backed up at the end of the epoch before. Keep the data of an epoch the same in
-    every run (no shuffling, or a seed per epoch) to resume exactly.
+    backed up at the end of the epoch before. Keep the data of an epoch the
+    same in every run (no shuffling, or a seed per epoch) to resume exactly.
 
     Uses `kr.callbacks.BackupAndRestore` when the package has it (it
     replaces the backup atomically), else `keras.callbacks.BackupAndRestore`.
