@@ -1,5 +1,6 @@
 """keras-tuner HyperModels for the recurrent layers."""
 
+from keras_recurrent.tuning.distributed import KeepRunningTrialsOnReload
 from keras_recurrent.tuning.gated_feedback_hyper_model import (
     GatedFeedbackHyperModel,
 )
@@ -10,6 +11,7 @@ from keras_recurrent.tuning.tree_hyper_model import TreeHyperModel
 __all__ = [
     "GatedFeedbackHyperModel",
     "GraphHyperModel",
+    "KeepRunningTrialsOnReload",
     "SequenceHyperModel",
     "TreeHyperModel",
 ]

@@ -1,0 +1,70 @@
+"""Restarting the chief of a distributed keras-tuner search."""
+
+from datetime import datetime
+
+
+class KeepRunningTrialsOnReload:
+    """Oracle mixin: a restarted chief keeps the trials its workers run.
+
+    In keras-tuner's chief/worker mode (`KERASTUNER_TUNER_ID`,
+    `KERASTUNER_ORACLE_IP`, `KERASTUNER_ORACLE_PORT`) the chief's
+    `Oracle.reload()` (keras-tuner 1.4) moves every trial that was running
+    when the chief stopped to the retry queue. That is right for a
+    single-process search, whose process died with its trial. But when only
+    the chief was killed and restarted with `overwrite=False`, the workers are
+    still training those trials: each one then reports its trial as
+    completed, the trial stays in the retry queue all the same, and the next
+    worker to ask for a trial trains it again (run twice, listed twice in
+    `end_order`); two workers may even train it at once.
+
+    With this mixin, `reload()` leaves each running trial assigned to the
+    tuner that was running it: the surviving worker's report ends it
+    normally, and a worker restarted with the same `KERASTUNER_TUNER_ID`
+    gets its trial back and runs it again (the `Oracle.create_trial` path
+    that keras-tuner already takes for a worker killed while the chief is
+    up). It also restores the start time of the last trial handed out,
+    which `Oracle.create_trial` saves too late, so that the chief's display
+    does not fail with a `KeyError` when that trial ends (`verbose >= 1`).
+    So restart a killed worker with its old ID; a trial whose worker
+    never comes back stays running and the chief does not finish.
+
+    Put it before the keras-tuner oracle class and pass the oracle to
+    `keras_tuner.Tuner` (or a subclass); only the chief's oracle reloads.
+
+    Example:
+
+    >>> class Oracle(
+    ...     kr.tuning.KeepRunningTrialsOnReload,
+    ...     keras_tuner.oracles.RandomSearchOracle,
+    ... ):
+    ...     pass
+    >>> tuner = keras_tuner.Tuner(
+    ...     hypermodel=kr.tuning.SequenceHyperModel((20, 2), 1),
+    ...     oracle=Oracle(objective="val_loss", max_trials=6),
+    ...     directory=shared_dir,
+    ...     overwrite=False)
+    """
+
+    def set_state(self, state):
+        super().set_state(state)
+        # `Oracle.reload()` empties `ongoing_trials` right after this call.
+        self._running_at_reload = dict(self.ongoing_trials)
+
+    def reload(self):
+        self._running_at_reload = {}
+        super().reload()
+        for tuner_id, trial in self._running_at_reload.items():
+            # Undo the re-queueing of `Oracle.reload()`: the last entry of
+            # the queue with this id is the one it appended.
+            queue = self._retry_queue
+            last = len(queue) - 1 - queue[::-1].index(trial.trial_id)
+            del queue[last]
+            self.ongoing_trials[tuner_id] = trial
+            # `create_trial` saves before it records the start of the trial
+            # it hands out, and the display looks that start up when the
+            # trial ends (a KeyError at verbose >= 1).
+            self._display.trial_start.setdefault(trial.trial_id, datetime.now())
+            self._display.trial_number.setdefault(
+                trial.trial_id, len(self.trials)
+            )
+        del self._running_at_reload
