@@ -1,0 +1,87 @@
+"""A deterministic training run with `kr.callbacks.BackupAndRestore`.
+
+`python -m tests.callbacks.kill_worker KIND BACKUP_DIR RESULT` trains a
+model of `KIND` ("peephole" or "tree") with a backup after every batch,
+prints "batch" to stdout after each batch (so that a test knows training
+has started), and when `fit` completes writes the final weights to the
+`.npz` file `RESULT`. Killed and restarted with the same arguments, it
+resumes from the backup.
+"""
+
+import os
+import sys
+
+import keras
+import numpy as np
+
+import keras_recurrent as kr
+
+EPOCHS, BATCH_SIZE, EXAMPLES = 3, 4, 24
+
+
+def _peephole_data(rng):
+    x = rng.normal(size=(EXAMPLES, 5, 3)).astype("float32")
+    inputs = keras.Input((5, 3))
+    outputs = keras.layers.Dense(1)(kr.layers.PeepholeLSTM(4)(inputs))
+    return x, keras.Model(inputs, outputs)
+
+
+def _tree_data(rng):
+    node_inputs = rng.normal(size=(EXAMPLES, 4, 3)).astype("float32")
+    # Odd examples: leaves 0 and 1 under node 2, node 2 under the root 3.
+    # Even ones: the chain 0 -> 1 -> 2 (the root), with a padding node.
+    trees = np.array(
+        [
+            [[-1, -1], [-1, -1], [0, 1], [2, -1]],
+            [[-1, -1], [0, -1], [1, -1], [-1, -1]],
+        ],
+        "int32",
+    )
+    children = np.where(
+        (np.arange(EXAMPLES) % 2 == 0)[:, None, None], trees[1], trees[0]
+    ).astype("int32")
+    node_mask = np.ones((EXAMPLES, 4), "bool")
+    node_mask[::2, 3] = False
+    node_inputs[::2, 3] = 0.0
+    inputs = [
+        keras.Input((4, 3)),
+        keras.Input((4, 2), dtype="int32"),
+        keras.Input((4,), dtype="bool"),
+    ]
+    outputs = keras.layers.Dense(1)(kr.layers.ChildSumTreeLSTM(4)(inputs))
+    return [node_inputs, children, node_mask], keras.Model(inputs, outputs)
+
+
+class _Heartbeat(keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        print("batch", flush=True)
+
+
+def train(kind, backup_dir, save_freq=1):
+    """Trains from the backup in `backup_dir` (if any); the final weights."""
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x, model = (_peephole_data if kind == "peephole" else _tree_data)(rng)
+    y = rng.normal(size=(EXAMPLES, 1)).astype("float32")
+    model.compile(
+        optimizer=keras.optimizers.Adam(0.01), loss="mse", jit_compile=False
+    )
+    backup = kr.callbacks.BackupAndRestore(backup_dir, save_freq=save_freq)
+    model.fit(
+        x,
+        y,
+        batch_size=BATCH_SIZE,
+        epochs=EPOCHS,
+        shuffle=False,
+        verbose=0,
+        callbacks=[backup, _Heartbeat()],
+    )
+    return model.get_weights()
+
+
+if __name__ == "__main__":
+    kind, backup_dir, result = sys.argv[1:4]
+    weights = train(kind, backup_dir)
+    temporary = result + ".tmp.npz"
+    np.savez(temporary, *weights)
+    os.replace(temporary, result)
