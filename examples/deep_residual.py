@@ -15,9 +15,11 @@ The script prints the train and validation MSE of every model per epoch.
 
     python examples/deep_residual.py                  # about 5 min on 2 cores
     python examples/deep_residual.py --layers 4 --epochs 2 --samples 512
+    python examples/deep_residual.py --layer-norm --json-out residual.json
 """
 
 import argparse
+import json
 import os
 import time
 
@@ -125,8 +127,28 @@ def main(argv=None):
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--layer-norm", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--json-out", help="Write every model's per-epoch losses here."
+    )
     args = parser.parse_args(argv)
-    report(args, train(args))
+    results = train(args)
+    report(args, results)
+    if args.json_out:
+        write_json(args, results)
+
+
+def write_json(args, results):
+    """Writes the settings and every model's history for plotting."""
+    figures = {
+        "settings": vars(args),
+        "baseline_mse": kr.datasets.adding_problem_baseline_mse(),
+        "models": {
+            name: {"history": history, "seconds": seconds, "params": params}
+            for name, (history, seconds, params) in results.items()
+        },
+    }
+    with open(args.json_out, "w") as file:
+        json.dump(figures, file, indent=1)
 
 
 if __name__ == "__main__":
