@@ -79,6 +79,35 @@ def _gated_feedback_case(cell_type, feedback):
     return case
 
 
+def _gated_feedback_last_case(cell_type):
+    """The last output of a backwards, masked layer with `output_mode="all"`:
+    masked steps carry the last kept output of every layer."""
+
+    def case():
+        x, mask = _sequence_data(2)
+        mask[1, :3] = False  # masked at the end of the backwards loop
+        layer = kr.layers.GatedFeedbackRNN(
+            [UNITS, UNITS],
+            cell_type=cell_type,
+            output_mode="all",
+            go_backwards=True,
+        )
+        layer.build((None, None, FEATURES))
+        gf_reference.randomize_weights(layer)
+        expected, _, _ = gf_reference.gf_sequence(
+            x[:, ::-1].astype("float64"),
+            gf_reference.named_weights(layer),
+            [UNITS, UNITS],
+            cell_type,
+            "gated",
+            output_mode="all",
+            mask=mask[:, ::-1],
+        )
+        return np.abs(_numpy(layer(x, mask=mask)) - expected[:, -1]).max()
+
+    return case
+
+
 def _tree_case(kind):
     def case():
         arity = 5 if kind == "child_sum" else 2
@@ -169,6 +198,7 @@ CASES = {
     "GatedFeedbackRNN(tanh, gated)": _gated_feedback_case("tanh", "gated"),
     "GatedFeedbackRNN(gru, fixed)": _gated_feedback_case("gru", "fixed"),
     "GatedFeedbackRNN(lstm, gated)": _gated_feedback_case("lstm", "gated"),
+    "GatedFeedbackRNN(gru, last, backwards)": _gated_feedback_last_case("gru"),
     "ChildSumTreeLSTM": _tree_case("child_sum"),
     "NaryTreeLSTM": _tree_case("nary"),
     "GatedGraph": _gated_graph_case(),

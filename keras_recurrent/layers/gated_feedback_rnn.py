@@ -123,6 +123,33 @@ class GatedFeedbackRNN(CellRNN):
         self.cell._inputs_projected = False
         self.cell._feedback_weights = None
 
+    def inner_loop(self, sequences, initial_state, mask, training=False):
+        if (
+            mask is None
+            or self.zero_output_for_mask
+            or self.unroll
+            or keras.backend.backend() != "jax"
+        ):
+            return super().inner_loop(
+                sequences, initial_state, mask, training=training
+            )
+        # Keras' JAX scan fills masked steps with the first state, taken as
+        # the previous output; ours is the top layer (or all layers). Run
+        # with zeros there, then carry each sequence's last valid output.
+        return_sequences = self.return_sequences
+        self.zero_output_for_mask, self.return_sequences = True, True
+        try:
+            _, outputs, states = super().inner_loop(
+                sequences, initial_state, mask, training=training
+            )
+        finally:
+            self.zero_output_for_mask = False
+            self.return_sequences = return_sequences
+        if self.go_backwards:
+            mask = ops.flip(mask, axis=1)  # `outputs` are in loop order.
+        outputs = _carry_last_valid(outputs, mask)
+        return outputs[:, -1], outputs, states
+
     def gate_values(self, sequences, mask=None, initial_state=None):
         """The global reset gates `g^{i→j}_t` for a batch, without dropout.
 
@@ -168,3 +195,15 @@ class GatedFeedbackRNN(CellRNN):
     @property
     def output_mode(self):
         return self.cell.output_mode
+
+
+def _carry_last_valid(outputs, mask):
+    """`outputs[b, t]` replaced by `outputs[b, s]`, `s` the last step `<= t`
+    that `mask` keeps (zeros before the first), as TensorFlow's loop does."""
+    steps = ops.arange(ops.shape(mask)[1], dtype="int32")
+    latest = ops.where(ops.cast(mask, "bool"), steps[None, :], -1)
+    latest = ops.associative_scan(ops.maximum, latest, axis=1)
+    carried = ops.take_along_axis(
+        outputs, ops.maximum(latest, 0)[:, :, None], axis=1
+    )
+    return ops.where((latest >= 0)[:, :, None], carried, 0)
