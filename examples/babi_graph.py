@@ -17,7 +17,7 @@ minibatches are cut from passes over the examples, each pass a permutation
 drawn by a seeded NumPy generator as in the paper's data loader (`fit` then
 shuffles the order of an epoch's minibatches with Python's `random`, which
 the same seed sets). Tasks 4 to 19 gave the same figures in every run of
-a seed; the shortest path did not (see the README).
+a seed; the shortest path did not (see docs/experiments.md).
 
 - Tasks 4, 15, 16: `GatedGraph` -> `NodeSelection` (the answer is a node).
 - Task 18: `GatedGraph` -> `GraphReadout` -> `Dense(units, "tanh")` ->
@@ -44,8 +44,8 @@ widths (2 x units and units), not the 3 x units of the code's one Linear
 over [forward, reverse, state]; biases start at zero, and the other layers
 (and the `GGSNN`s) keep Keras' initializers. (The code's exact
 initialization, `--exact-torch-init`, left task 18 where it is over ten
-training sets and stalled tasks 15 and 16 on three of their twenty; see the
-README.) One change: the shortest path trains with a learning rate of
+training sets and stalled tasks 15 and 16 on three of their twenty; see
+docs/experiments.md.) One change: the shortest path trains with a learning rate of
 0.005, not 0.002, with which 700 updates were too few here (86% test
 accuracy in our runs).
 

@@ -145,7 +145,7 @@ def test_a_task_trains_the_same_after_another(tmp_path):
     # always: these small trainings amplify a difference of 1e-7 in one
     # initial weight to 5e-4 within 40 updates, and the weights differed
     # once in a busy test run, in a way 17 further runs did not reproduce
-    # (see the README's note on the shortest path).
+    # (see the shortest-path note in docs/experiments.md).
     script = _SCRIPT.format(examples=str(EXAMPLES))
     result = _python(["-c", script], tmp_path)
     assert result.stdout.strip().endswith("same"), result.stdout
