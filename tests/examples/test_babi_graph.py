@@ -137,6 +137,7 @@ def _python(arguments, cwd):
     return result
 
 
+@pytest.mark.slow  # about 110 s on 2 cores
 def test_a_task_trains_the_same_after_another(tmp_path):
     # A task's training depends on its seed alone, not on the tasks trained
     # before it in the process (it did with XLA and `fit`'s shuffling): the

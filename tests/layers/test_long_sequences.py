@@ -57,6 +57,7 @@ def test_trains_on_10000_steps_without_nan(make_layer):
     assert np.all(np.isfinite(model.predict(x, verbose=0)))
 
 
+@pytest.mark.slow  # a benchmark run, about 40 s on 2 cores
 def test_long_sequence_benchmark_runs():
     result = subprocess.run(
         [
