@@ -45,9 +45,9 @@ over [forward, reverse, state]; biases start at zero, and the other layers
 (and the `GGSNN`s) keep Keras' initializers. (The code's exact
 initialization, `--exact-torch-init`, left task 18 where it is over ten
 training sets and stalled tasks 15 and 16 on three of their twenty; see
-docs/experiments.md.) One change: the shortest path trains with a learning rate of
-0.005, not 0.002, with which 700 updates were too few here (86% test
-accuracy in our runs).
+docs/experiments.md.) One change: the shortest path trains with a
+learning rate of 0.005, not 0.002, with which 700 updates were too few
+here (86% test accuracy in our runs).
 
     python examples/babi_graph.py                  # every task, ~5 minutes
     python examples/babi_graph.py --tasks task_15 task_19 --test-size 200
