@@ -11,11 +11,13 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
     All workers of a synchronous job hold the same weights, so one backup
     serves them all: the chief (task `"chief"`, else worker 0) writes it at
     the end of every epoch, and every worker reads it when `fit` starts.
-    `backup_dir` must therefore be storage all workers see (a shared file
-    system or a bucket). Workers that each wrote their own backup could be
-    an epoch apart when one is killed between the end of a step and its
-    save, and a job restarted from two different epochs would hang in its
-    first collective.
+    `backup_dir` must therefore be a directory all workers see on a mounted
+    shared file system (NFS, for instance): the atomic rename of
+    `kr.callbacks.BackupAndRestore` needs a file system path, so URLs such
+    as `gs://...` are refused with a `ValueError`. Workers that each wrote
+    their own backup could be an epoch apart when one is killed between the
+    end of a step and its save, and a job restarted from two different
+    epochs would hang in its first collective.
 
     The recipe after a worker dies: restart every worker, not only the dead
     one. A synchronous job cannot go on without one of its workers, nor
