@@ -5,9 +5,11 @@ sequence models with a `lengths` input), and a `keras.layers.LSTM` model of
 the same size with the same signature. A second process, in which
 `keras_recurrent` cannot be imported (as on a serving machine), loads the
 SavedModels with `tf.saved_model.load` and calls their `serving_default`
-signature with requests of batch 1 and 32, round-robin over the models so
-that a noisy machine slows them alike. It prints the p50 and p99 latency of
-each, and each p50 over the Keras LSTM's.
+signature with requests of batch 1 and 32: each round calls every model
+once, in a fresh random order, so that a noisy machine slows them alike. It
+prints the p50 and p99 latency of each, each p50 over the Keras LSTM's,
+and the paired ratio: the median over rounds of the model's latency over
+the Keras LSTM's in the same round.
 
     python benchmarks/serving.py
     python benchmarks/serving.py --requests 50 --batches 1
@@ -149,31 +151,42 @@ def serve(directory, names, batches, requests):
     for key in inputs:  # Warm up: the first calls trace and allocate.
         for _ in range(3):
             signatures[key[0]](**inputs[key])
+    # Each round times every model and batch once, in a fresh random order,
+    # so that neither the machine's load nor the cache left by the previous
+    # call favours a model.
+    keys, rng = list(inputs), np.random.default_rng(0)
     for _ in range(requests):
-        for key in inputs:
+        for index in rng.permutation(len(keys)):
+            key = keys[index]
             start = time.perf_counter()
             outputs = signatures[key[0]](**inputs[key])
             np.asarray(outputs["score"])
             times[key].append(1000 * (time.perf_counter() - start))
-    return {
-        f"{name}|{batch}": [
-            float(np.percentile(times[name, batch], 50)),
-            float(np.percentile(times[name, batch], 99)),
+    latencies = {}
+    for name, batch in times:
+        own = np.asarray(times[name, batch])
+        reference = np.asarray(times["keras.layers.LSTM", batch])
+        latencies[f"{name}|{batch}"] = [
+            float(np.percentile(own, 50)),
+            float(np.percentile(own, 99)),
+            float(np.median(own / reference)),
         ]
-        for name, batch in times
-    }
+    return latencies
 
 
 def report(names, batches, latencies):
-    print("| model | batch | p50 (ms) | p99 (ms) | p50 / Keras LSTM |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| model | batch | p50 (ms) | p99 (ms) | p50 / Keras LSTM "
+        "| paired ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     for batch in batches:
         reference = latencies[f"keras.layers.LSTM|{batch}"][0]
         for name in names:
-            p50, p99 = latencies[f"{name}|{batch}"]
+            p50, p99, paired = latencies[f"{name}|{batch}"]
             print(
                 f"| {name} | {batch} | {p50:.2f} | {p99:.2f} | "
-                f"{p50 / reference:.2f} |"
+                f"{p50 / reference:.2f} | {paired:.2f} |"
             )
 
 
@@ -213,8 +226,8 @@ def main(argv=None):
         latencies = json.loads(result.stdout.strip().splitlines()[-1])
     print(
         f"{TIMESTEPS} steps x {FEATURES} features, {UNITS} units; "
-        f"{args.requests} requests per model and batch, round-robin, after 3 "
-        "to warm up; served without keras_recurrent"
+        f"{args.requests} rounds, each model and batch once per round in "
+        "random order, after 3 to warm up; served without keras_recurrent"
     )
     report(names, args.batches, latencies)
 
