@@ -7,6 +7,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
@@ -34,13 +35,8 @@ _GATE_NAMES = {"i": "input", "f": "forget", "o": "output"}
 def canonical_variant(variant):
     """Returns the canonical (upper-case) name of a Greff et al. variant."""
     if isinstance(variant, str):
-        name = _ALIASES.get(variant.upper(), variant.upper())
-        if name in VARIANTS:
-            return name
-    raise ValueError(
-        "Argument `variant` must be one of "
-        f"{sorted(VARIANTS) + ['vanilla']}. Received: variant={variant!r}"
-    )
+        variant = _ALIASES.get(variant.upper(), variant)
+    return check_option("variant", variant, [*VARIANTS, *_ALIASES])
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
