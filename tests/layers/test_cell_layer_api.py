@@ -8,7 +8,10 @@ model of the four layers with an input and the model's output.
 """
 
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import keras
 import numpy as np
@@ -59,3 +62,30 @@ def test_keras_file_saved_before_loads():
     assert (peephole.cell_clip, peephole.projection_units) == (2.0, 3)
     assert model.layers[3].variant == "FGR"
     assert model.layers[4].cell_type == "lstm"
+
+
+def test_loading_without_the_package_fails_as_documented():
+    # What docs/api/layers.md and the package docstring tell users: Keras
+    # does not import the package, and its error names the class and the
+    # registered name `keras_recurrent>...`. The NumPy backend keeps the
+    # subprocess from importing TensorFlow.
+    script = (
+        "import sys, keras\n"
+        "try:\n"
+        "    keras.saving.load_model('cell_layers.keras')\n"
+        "except TypeError as error:\n"
+        "    print(error)\n"
+        "print('imported:', 'keras_recurrent' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "KERAS_BACKEND": "numpy"},
+        cwd=FIXTURES,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Could not locate class 'PeepholeLSTM'" in result.stdout
+    assert "'registered_name': 'keras_recurrent>PeepholeLSTM'" in result.stdout
+    assert result.stdout.rstrip().endswith("imported: False")
