@@ -3,7 +3,9 @@
 TensorFlow 2.19 and later print their oneDNN and CUDA-driver notices while
 their libraries load, before they read `TF_CPP_MIN_LOG_LEVEL`, and a failed
 `cuInit` (a machine without a GPU driver) as an error at the first device
-query, below level 3 (tensorflow/tensorflow#100442). Each example calls
+query, below level 3 (tensorflow/tensorflow#100442). Once running, it logs
+harmless fallbacks as errors too (`oneDNN supports DT_BOOL only on platforms
+with AVX-512`, at the first masked batch). Each example calls
 `quiet_tensorflow()` before it imports Keras.
 """
 
@@ -13,17 +15,20 @@ import sys
 
 
 def quiet_tensorflow():
-    """Sets `TF_CPP_MIN_LOG_LEVEL=2` unless set, and starts TensorFlow quietly.
+    """Sets `TF_CPP_MIN_LOG_LEVEL=3` unless set, and starts TensorFlow quietly.
 
-    Unless the level is `"0"` (everything wanted), or the Keras backend is
-    not TensorFlow, or TensorFlow is imported already, it imports TensorFlow
-    and lists its devices with the process's standard error (file
-    descriptor 2) sent to `/dev/null`, so the lines above never show. Python
-    exceptions raised meanwhile still print, after the descriptor is back.
+    Level 3 keeps TensorFlow's C++ errors off the output; real failures
+    still raise Python exceptions with their message. Set the variable to
+    see more (`2` for errors, `0` for everything). Unless the level is
+    `"0"`, or the Keras backend is not TensorFlow, or TensorFlow is
+    imported already, it imports TensorFlow and lists its devices with the
+    process's standard error (file descriptor 2) sent to `/dev/null`, so the
+    start-up lines never show. Python exceptions raised meanwhile still
+    print, after the descriptor is back.
     Listing the physical devices leaves the runtime unconfigured, so
     logical devices can still be set up afterwards.
     """
-    level = os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    level = os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     if (
         level == "0"
         or os.environ.get("KERAS_BACKEND", "tensorflow") != "tensorflow"
