@@ -26,6 +26,9 @@ class CoupledLSTM(LSTMVariant):
     `forget_gate_peephole_weights` and `output_gate_peephole_weights`
     `(units,)`.
 
+    Each argument of the cell is also a read-only property of the layer, as
+    in `keras.layers.LSTM`: `layer.use_peepholes`, `layer.dropout`, ...
+
     Args:
         units: Positive integer, dimensionality of the cell state.
         use_peepholes: Whether the forget and output gates read the cell

@@ -20,6 +20,9 @@ class GatedFeedbackRNN(CellRNN):
     terms, which do not depend on the previous step, are computed for all
     steps in one matmul before the time loop (`cell.project_inputs`).
 
+    Each argument of the cell is also a read-only property of the layer, as
+    in `keras.layers.LSTM`: `layer.cell_type`, `layer.kernel_initializer`, ...
+
     Args:
         units: Positive integer (every layer's width) or a list of positive
             integers, one per layer.

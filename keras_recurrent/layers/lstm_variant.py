@@ -15,6 +15,9 @@ class LSTMVariant(CellRNN):
     input projection of all steps in one matmul before the time loop was
     measured slower on TensorFlow's CPU loop, so every step does its own.)
 
+    Each argument of the cell is also a read-only property of the layer, as
+    in `keras.layers.LSTM`: `layer.variant`, `layer.cell_clip`, ...
+
     Args:
         units: Positive integer, dimensionality of the cell state.
         variant: Name of the Greff et al. variant: `"V"` (or `"vanilla"`),

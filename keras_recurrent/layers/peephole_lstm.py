@@ -28,6 +28,9 @@ class PeepholeLSTM(LSTMVariant):
     `(units,)`; `projection_kernel` `(units, projection_units)` with a
     projection.
 
+    Each argument of the cell is also a read-only property of the layer, as
+    in `keras.layers.LSTM`: `layer.cell_clip`, `layer.kernel_initializer`, ...
+
     Args:
         units: Positive integer, dimensionality of the cell state.
         activation: Cell input and output activation. Defaults to `"tanh"`.
