@@ -56,8 +56,12 @@ import sys
 import time
 from pathlib import Path
 
-import keras
-import numpy as np
+from _quiet_tensorflow import quiet_tensorflow
+
+quiet_tensorflow()
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
 
 try:
     import keras_recurrent as kr

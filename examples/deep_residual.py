@@ -20,10 +20,11 @@ The script prints the train and validation MSE of every model per epoch.
 
 import argparse
 import json
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
+
+quiet_tensorflow()
 
 import keras  # noqa: E402
 

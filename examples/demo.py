@@ -16,7 +16,6 @@ Run it with `python3 dev.py demo` (creates the environment on first use).
 
 import argparse
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -24,7 +23,9 @@ import tempfile
 import textwrap
 import warnings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
+
+quiet_tensorflow()
 
 # Split the CPU before TensorFlow starts its runtime.
 import keras_recurrent.testing  # noqa: E402

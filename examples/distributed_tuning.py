@@ -107,6 +107,9 @@ def make_tuner(directory, max_trials, *, overwrite=False, strategy=None):
 
 def run_role(args):
     """Runs the chief (serves until the search ends) or one worker."""
+    from _quiet_tensorflow import quiet_tensorflow
+
+    quiet_tensorflow()
     strategy = None
     if args.mirrored and tuner_role() != "chief":
         import keras_recurrent.testing

@@ -44,10 +44,11 @@ It runs on any Keras backend (NumPy batches into `model.fit`):
 
 import argparse
 import json
-import os
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
+
+quiet_tensorflow()
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402

@@ -35,11 +35,15 @@ import logging
 import math
 import time
 
-import keras
-import numpy as np
-from keras import ops
+from _quiet_tensorflow import quiet_tensorflow
 
-import keras_recurrent as kr
+quiet_tensorflow()
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import ops  # noqa: E402
+
+import keras_recurrent as kr  # noqa: E402
 
 
 class ForgetGateInputCap(keras.constraints.Constraint):

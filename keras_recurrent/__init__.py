@@ -7,6 +7,12 @@ The layers need only Keras, on any backend. `kr.distribute` and
 `kr.tuning` (keras-tuner) and `kr.testing` (TensorFlow) are imported on first
 use, so the package imports without TensorFlow, e.g. on a JAX or PyTorch
 installation.
+
+Saved models: `import keras_recurrent` before `keras.saving.load_model`. The
+layers register with Keras when the package is imported, and Keras imports
+no third-party module named in a `.keras` file; without the import, loading
+fails with "Could not locate class 'PeepholeLSTM'" after a dump of the
+model's config.
 """
 
 from keras_recurrent import callbacks

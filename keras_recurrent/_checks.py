@@ -83,3 +83,37 @@ def check_bool(name, value):
             f"Argument `{name}` must be a boolean. Received: {name}={value!r}"
         )
     return value
+
+
+def check_option(name, value, allowed, allow_none=False):
+    """Returns the option of `allowed` that `value` names, ignoring case.
+
+    Options are case-insensitive everywhere in the package: `"LSTM"`,
+    `"Lstm"` and `"lstm"` all name the option `"lstm"`. The value returned is
+    the spelling in `allowed` (lower case for all but the Greff et al.
+    variant names), which is what layers store in their configs.
+
+    Args:
+        name: The argument's name, for the error message.
+        value: The value received.
+        allowed: The options, in their canonical spelling (any iterable of
+            strings, e.g. a tuple or the keys of a dict).
+        allow_none: Whether `None` passes (and is returned).
+
+    Returns:
+        The canonical spelling of `value`, or `None`.
+
+    Raises:
+        ValueError: If `value` is not a string naming one of `allowed`.
+    """
+    allowed = tuple(allowed)
+    if value is None and allow_none:
+        return None
+    if isinstance(value, str):
+        for option in allowed:
+            if value.lower() == option.lower():
+                return option
+    raise ValueError(
+        f"Argument `{name}` must be {'None or ' if allow_none else ''}one of "
+        f"{list(allowed)} (case-insensitive). Received: {name}={value!r}"
+    )

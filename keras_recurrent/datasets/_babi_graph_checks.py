@@ -2,17 +2,15 @@
 
 import numbers
 
+from keras_recurrent._checks import check_option
 from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
 
 
 def check_task(task):
     """Returns the `BabiGraphTask` named `task`, or raises ValueError."""
-    if not isinstance(task, str) or task not in BABI_GRAPH_TASKS:
-        raise ValueError(
-            f"Argument `task` must be one of {sorted(BABI_GRAPH_TASKS)}. "
-            f"Received: task={task!r}"
-        )
-    return BABI_GRAPH_TASKS[task]
+    return BABI_GRAPH_TASKS[
+        check_option("task", task, sorted(BABI_GRAPH_TASKS))
+    ]
 
 
 def check_question_type(spec, question_type):

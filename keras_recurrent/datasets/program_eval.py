@@ -4,6 +4,7 @@ import zlib
 
 import numpy as np
 
+from keras_recurrent._checks import check_option
 from keras_recurrent.datasets._checks import check_int
 from keras_recurrent.datasets._checks import check_seed
 from keras_recurrent.datasets._uniforms import Uniforms
@@ -167,12 +168,8 @@ def check_program_arguments(length, nesting, operations, strategy):
             "Argument `operations` must be a non-empty tuple of names from "
             f"{PROGRAM_EVAL_OPERATIONS}. Received: operations={operations!r}"
         )
-    if strategy not in _STRATEGIES:
-        raise ValueError(
-            f"Argument `strategy` must be one of {_STRATEGIES}. "
-            f"Received: strategy={strategy!r}"
-        )
-    return length, nesting, tuple(operations)
+    strategy = check_option("strategy", strategy, _STRATEGIES)
+    return length, nesting, tuple(operations), strategy
 
 
 def program_eval(
@@ -266,14 +263,10 @@ def program_eval(
           https://arxiv.org/abs/1410.4615)
     """
     num_examples = check_int("num_examples", num_examples, 1)
-    length, nesting, operations = check_program_arguments(
+    length, nesting, operations, strategy = check_program_arguments(
         length, nesting, operations, strategy
     )
-    if split is not None and split not in PROGRAM_EVAL_SPLITS:
-        raise ValueError(
-            f"Argument `split` must be None or one of {PROGRAM_EVAL_SPLITS}. "
-            f"Received: split={split!r}"
-        )
+    split = check_option("split", split, PROGRAM_EVAL_SPLITS, allow_none=True)
     draws = Uniforms(np.random.default_rng(check_seed(seed)))
     mix = strategy == "mix"
 

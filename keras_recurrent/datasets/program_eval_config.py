@@ -61,7 +61,7 @@ class ProgramEvalConfig(SplitSizes, tfds.core.BuilderConfig):
     seed: int = 0
 
     def __post_init__(self):
-        _, _, self.operations = check_program_arguments(
+        _, _, self.operations, self.strategy = check_program_arguments(
             self.length, self.nesting, self.operations, self.strategy
         )
         self._check_split_sizes()

@@ -83,6 +83,7 @@ def read_babi_graphs(path, task, *, num_nodes=None, num_edges=None):
           https://arxiv.org/abs/1511.05493)
     """
     spec = check_task(task)
+    task = spec.name
     if task not in _QUESTION_ARGUMENTS:
         raise ValueError(
             "Argument `task` must be one of the tasks of the paper's data, "

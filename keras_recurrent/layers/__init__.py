@@ -1,4 +1,10 @@
-"""Recurrent cells and layers."""
+"""Recurrent cells and layers.
+
+Every class is registered for `.keras` saving under the package name
+`keras_recurrent`: `import keras_recurrent` before `keras.saving.load_model`,
+or Keras fails with "Could not locate class 'PeepholeLSTM'" (after a dump of
+the model's config).
+"""
 
 from keras_recurrent.layers.child_sum_tree_lstm import ChildSumTreeLSTM
 from keras_recurrent.layers.coupled_lstm import CoupledLSTM

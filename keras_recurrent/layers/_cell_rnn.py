@@ -1,7 +1,5 @@
 """What `LSTMVariant` and `GatedFeedbackRNN` share: a thin `RNN` of one cell."""
 
-import inspect
-
 import keras
 from keras import ops
 
@@ -14,16 +12,16 @@ _LAYER_KEYS = ("name", "trainable", "dtype")
 class CellRNN(keras.layers.RNN):
     """An `RNN` layer that builds its cell from its own keyword arguments.
 
-    The keyword arguments that `cell_class` (or one of its bases in this
-    package) accepts go to the cell, the others to `keras.layers.RNN`; the
-    config is the cell's, flattened into the layer's, so `from_config` is
-    `cls(**config)`. The layer checks its inputs (rank 3, floating point),
-    makes the cell's dropout masks once per sequence before the time loop,
-    and resets them afterwards.
+    Subclasses list every argument of their cell in their `__init__` (as
+    `keras.layers.LSTM` does) and pass them as `cell_args`; the remaining
+    keyword arguments go to `keras.layers.RNN`. The config is the cell's,
+    flattened into the layer's, so `from_config` is `cls(**config)`, and
+    each cell argument is a read-only property of the layer. The layer checks
+    its inputs (rank 3, floating point), makes the cell's dropout masks once
+    per sequence before the time loop, and resets them afterwards.
 
-    Subclasses pass their cell's explicit arguments as `cell_args`, and may
-    override `_loop_inputs` (what the time loop reads instead of the
-    sequences) and `_end_call` (cleanup after the loop).
+    Subclasses may override `_loop_inputs` (what the time loop reads instead
+    of the sequences) and `_end_call` (cleanup after the loop).
     """
 
     def __init__(
@@ -39,19 +37,8 @@ class CellRNN(keras.layers.RNN):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        accepted = set()
-        for klass in cell_class.__mro__:
-            if klass.__module__.startswith("keras_recurrent.") and (
-                "__init__" in vars(klass)
-            ):
-                accepted.update(inspect.signature(klass.__init__).parameters)
-        accepted -= {"self", "kwargs"}
-        cell_kwargs = {
-            key: kwargs.pop(key) for key in list(kwargs) if key in accepted
-        }
         cell = cell_class(
             **cell_args,
-            **cell_kwargs,
             dtype=kwargs.get("dtype"),
             trainable=kwargs.get("trainable", True),
             name="cell",
@@ -114,12 +101,68 @@ class CellRNN(keras.layers.RNN):
         return self.cell.units
 
     @property
+    def activation(self):
+        return self.cell.activation
+
+    @property
+    def recurrent_activation(self):
+        return self.cell.recurrent_activation
+
+    @property
+    def use_bias(self):
+        return self.cell.use_bias
+
+    @property
+    def unit_forget_bias(self):
+        return self.cell.unit_forget_bias
+
+    @property
+    def kernel_initializer(self):
+        return self.cell.kernel_initializer
+
+    @property
+    def recurrent_initializer(self):
+        return self.cell.recurrent_initializer
+
+    @property
+    def bias_initializer(self):
+        return self.cell.bias_initializer
+
+    @property
+    def kernel_regularizer(self):
+        return self.cell.kernel_regularizer
+
+    @property
+    def recurrent_regularizer(self):
+        return self.cell.recurrent_regularizer
+
+    @property
+    def bias_regularizer(self):
+        return self.cell.bias_regularizer
+
+    @property
+    def kernel_constraint(self):
+        return self.cell.kernel_constraint
+
+    @property
+    def recurrent_constraint(self):
+        return self.cell.recurrent_constraint
+
+    @property
+    def bias_constraint(self):
+        return self.cell.bias_constraint
+
+    @property
     def dropout(self):
         return self.cell.dropout
 
     @property
     def recurrent_dropout(self):
         return self.cell.recurrent_dropout
+
+    @property
+    def seed(self):
+        return self.cell.seed
 
     def get_config(self):
         config = {

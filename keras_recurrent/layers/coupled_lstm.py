@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_recurrent.layers._cell_rnn import CellRNN
 from keras_recurrent.layers.coupled_lstm_cell import CoupledLSTMCell
 from keras_recurrent.layers.lstm_variant import LSTMVariant
 
@@ -25,14 +26,59 @@ class CoupledLSTM(LSTMVariant):
     `forget_gate_peephole_weights` and `output_gate_peephole_weights`
     `(units,)`.
 
+    Each argument of the cell is also a read-only property of the layer, as
+    in `keras.layers.LSTM`: `layer.use_peepholes`, `layer.dropout`, ...
+
     Args:
         units: Positive integer, dimensionality of the cell state.
-        return_sequences, return_state, go_backwards, stateful, unroll,
-        zero_output_for_mask: As in `keras.layers.RNN`.
-        **kwargs: Any argument of `kr.layers.CoupledLSTMCell`
-            (`use_peepholes`, `unit_forget_bias`, `dropout`,
-            `recurrent_dropout`, `seed`, initializers, regularizers,
-            constraints, ...) and the standard layer keyword arguments.
+        use_peepholes: Whether the forget and output gates read the cell
+            state. Defaults to `False`.
+        activation: Cell input and output activation. Defaults to `"tanh"`.
+        recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
+        use_bias: Whether to add `bias`. Defaults to `True`.
+        kernel_initializer: Initializer for `kernel`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer for `recurrent_kernel`.
+            Defaults to `"orthogonal"`.
+        bias_initializer: Initializer for `bias`. Defaults to `"zeros"`.
+        peephole_initializer: Initializer for the peephole weights.
+            Defaults to `"glorot_uniform"` (as tf.keras' `PeepholeLSTMCell`).
+        projection_initializer: Initializer for `projection_kernel`.
+            Defaults to `"glorot_uniform"`.
+        unit_forget_bias: If `True`, the forget gate's bias block starts at
+            1 (Jozefowicz et al. 2015). Defaults to `True`.
+        kernel_regularizer: Optional regularizer of `kernel`.
+        recurrent_regularizer: Optional regularizer of `recurrent_kernel`.
+        bias_regularizer: Optional regularizer of `bias`.
+        peephole_regularizer: Optional regularizer of the peephole weights.
+        projection_regularizer: Optional regularizer of `projection_kernel`.
+        kernel_constraint: Optional constraint of `kernel`.
+        recurrent_constraint: Optional constraint of `recurrent_kernel`.
+        bias_constraint: Optional constraint of `bias`.
+        peephole_constraint: Optional constraint of the peephole weights.
+        projection_constraint: Optional constraint of `projection_kernel`.
+        dropout: Float in [0, 1). Fraction of the inputs dropped, with one
+            mask per sequence. Defaults to 0.
+        recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped
+            before the recurrent matmul, one mask per sequence. Defaults to 0.
+        cell_clip: Optional positive float; clips the cell state to
+            `[-cell_clip, cell_clip]` before the output gate reads it.
+        projection_units: Optional positive integer; LSTMP projection size
+            (the output and recurrent state width).
+        seed: Random seed for dropout.
+        return_sequences: Whether to return the whole output sequence or only
+            the last output. Defaults to `False`.
+        return_state: Whether to return the final states after the output.
+            Defaults to `False`.
+        go_backwards: Process the sequence backwards. Defaults to `False`.
+        stateful: Use the final states of batch `i` as the initial states of
+            batch `i` in the next batch. Defaults to `False`.
+        unroll: Unroll the time loop (short sequences only).
+            Defaults to `False`.
+        zero_output_for_mask: Output zeros, not the last output, at masked
+            steps when `return_sequences`. Defaults to `False`.
+        **kwargs: Standard layer keyword arguments, such as `name`, `dtype`
+            and `activity_regularizer`.
 
     Call arguments:
         sequences: A 3D float tensor `(batch, timesteps, features)`.
@@ -56,4 +102,78 @@ class CoupledLSTM(LSTMVariant):
           https://arxiv.org/abs/1503.04069)
     """
 
-    cell_class = CoupledLSTMCell
+    def __init__(
+        self,
+        units,
+        use_peepholes=False,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        peephole_initializer="glorot_uniform",
+        projection_initializer="glorot_uniform",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        peephole_regularizer=None,
+        projection_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        peephole_constraint=None,
+        projection_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        cell_clip=None,
+        projection_units=None,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        CellRNN.__init__(
+            self,
+            CoupledLSTMCell,
+            {
+                "units": units,
+                "use_peepholes": use_peepholes,
+                "activation": activation,
+                "recurrent_activation": recurrent_activation,
+                "use_bias": use_bias,
+                "kernel_initializer": kernel_initializer,
+                "recurrent_initializer": recurrent_initializer,
+                "bias_initializer": bias_initializer,
+                "peephole_initializer": peephole_initializer,
+                "projection_initializer": projection_initializer,
+                "unit_forget_bias": unit_forget_bias,
+                "kernel_regularizer": kernel_regularizer,
+                "recurrent_regularizer": recurrent_regularizer,
+                "bias_regularizer": bias_regularizer,
+                "peephole_regularizer": peephole_regularizer,
+                "projection_regularizer": projection_regularizer,
+                "kernel_constraint": kernel_constraint,
+                "recurrent_constraint": recurrent_constraint,
+                "bias_constraint": bias_constraint,
+                "peephole_constraint": peephole_constraint,
+                "projection_constraint": projection_constraint,
+                "dropout": dropout,
+                "recurrent_dropout": recurrent_dropout,
+                "cell_clip": cell_clip,
+                "projection_units": projection_units,
+                "seed": seed,
+            },
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            zero_output_for_mask=zero_output_for_mask,
+            **kwargs,
+        )

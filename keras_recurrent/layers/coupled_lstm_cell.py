@@ -42,14 +42,39 @@ class CoupledLSTMCell(LSTMVariantCell):
         units: Positive integer, dimensionality of the cell state.
         use_peepholes: Whether the forget and output gates read the cell
             state. Defaults to `False`.
-        activation, recurrent_activation, use_bias, kernel_initializer,
-        recurrent_initializer, bias_initializer, peephole_initializer,
-        projection_initializer, unit_forget_bias, kernel_regularizer,
-        recurrent_regularizer, bias_regularizer, peephole_regularizer,
-        projection_regularizer, kernel_constraint, recurrent_constraint,
-        bias_constraint, peephole_constraint, projection_constraint, dropout,
-        recurrent_dropout, cell_clip, projection_units, seed: As in
-            `kr.layers.LSTMVariantCell`.
+        activation: Cell input and output activation. Defaults to `"tanh"`.
+        recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
+        use_bias: Whether to add `bias`. Defaults to `True`.
+        kernel_initializer: Initializer for `kernel`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer for `recurrent_kernel`.
+            Defaults to `"orthogonal"`.
+        bias_initializer: Initializer for `bias`. Defaults to `"zeros"`.
+        peephole_initializer: Initializer for the peephole weights.
+            Defaults to `"glorot_uniform"` (as tf.keras' `PeepholeLSTMCell`).
+        projection_initializer: Initializer for `projection_kernel`.
+            Defaults to `"glorot_uniform"`.
+        unit_forget_bias: If `True`, the forget gate's bias block starts at
+            1 (Jozefowicz et al. 2015). Defaults to `True`.
+        kernel_regularizer: Optional regularizer of `kernel`.
+        recurrent_regularizer: Optional regularizer of `recurrent_kernel`.
+        bias_regularizer: Optional regularizer of `bias`.
+        peephole_regularizer: Optional regularizer of the peephole weights.
+        projection_regularizer: Optional regularizer of `projection_kernel`.
+        kernel_constraint: Optional constraint of `kernel`.
+        recurrent_constraint: Optional constraint of `recurrent_kernel`.
+        bias_constraint: Optional constraint of `bias`.
+        peephole_constraint: Optional constraint of the peephole weights.
+        projection_constraint: Optional constraint of `projection_kernel`.
+        dropout: Float in [0, 1). Fraction of the inputs dropped, with one
+            mask per sequence. Defaults to 0.
+        recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped
+            before the recurrent matmul, one mask per sequence. Defaults to 0.
+        cell_clip: Optional positive float; clips the cell state to
+            `[-cell_clip, cell_clip]` before the output gate reads it.
+        projection_units: Optional positive integer; LSTMP projection size
+            (the output and recurrent state width).
+        seed: Random seed for dropout.
         **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
 
     Call arguments:

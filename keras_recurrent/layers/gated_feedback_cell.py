@@ -10,6 +10,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
@@ -64,15 +65,6 @@ def _split_sizes(x, sizes, axis=-1):
     if len(set(sizes)) == 1:
         return ops.split(x, len(sizes), axis=axis)
     return ops.split(x, [int(i) for i in np.cumsum(sizes)[:-1]], axis=axis)
-
-
-def _check_choice(name, value, choices):
-    if value not in choices:
-        raise ValueError(
-            f"Argument `{name}` must be one of {list(choices)}. "
-            f"Received: {name}={value!r}"
-        )
-    return value
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -154,7 +146,8 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             positive integers, one width per layer.
         num_layers: Positive integer, the number of layers `L`. `None`
             (default) means `len(units)` for a list and 1 for an integer.
-        cell_type: `"tanh"`, `"gru"` or `"lstm"`. Defaults to `"tanh"`.
+        cell_type: `"tanh"`, `"gru"` or `"lstm"` (options are
+            case-insensitive). Defaults to `"tanh"`.
         feedback: `"gated"`, `"fixed"` or `"none"`. Defaults to `"gated"`.
         output_mode: `"top"` (the last layer's `h`) or `"all"` (every layer's
             `h`, concatenated). Defaults to `"top"`.
@@ -238,9 +231,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             else units
         )
         self.num_layers = len(self.layer_units)
-        self.cell_type = _check_choice("cell_type", cell_type, CELL_TYPES)
-        self.feedback = _check_choice("feedback", feedback, FEEDBACK_MODES)
-        self.output_mode = _check_choice(
+        self.cell_type = check_option("cell_type", cell_type, CELL_TYPES)
+        self.feedback = check_option("feedback", feedback, FEEDBACK_MODES)
+        self.output_mode = check_option(
             "output_mode", output_mode, OUTPUT_MODES
         )
         self.dropout = check_rate("dropout", dropout)

@@ -20,6 +20,9 @@ class GatedFeedbackRNN(CellRNN):
     terms, which do not depend on the previous step, are computed for all
     steps in one matmul before the time loop (`cell.project_inputs`).
 
+    Each argument of the cell is also a read-only property of the layer, as
+    in `keras.layers.LSTM`: `layer.cell_type`, `layer.kernel_initializer`, ...
+
     Args:
         units: Positive integer (every layer's width) or a list of positive
             integers, one per layer.
@@ -30,6 +33,28 @@ class GatedFeedbackRNN(CellRNN):
             (a plain stacked RNN). Defaults to `"gated"`.
         output_mode: `"top"` (the last layer's `h`) or `"all"` (all layers'
             `h`, concatenated). Defaults to `"top"`.
+        activation: Activation of the candidate and (lstm) cell output.
+            Defaults to `"tanh"`.
+        recurrent_activation: Activation of the gru/lstm gates.
+            Defaults to `"sigmoid"`.
+        use_bias: Whether the layers have `bias_j`. Defaults to `True`.
+        kernel_initializer: Initializer of `kernel_j` and `gate_kernel_j`.
+            Defaults to `"glorot_uniform"`.
+        recurrent_initializer: Initializer of `recurrent_kernel_j`,
+            `feedback_kernel_j` and `gate_recurrent_kernel`.
+            Defaults to `"orthogonal"`.
+        bias_initializer: Initializer of `bias_j`. Defaults to `"zeros"`.
+        unit_forget_bias: For lstm, start the forget gate bias at 1.
+            Defaults to `True`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: Optional
+            regularizers of the weights of the matching initializer.
+        kernel_constraint, recurrent_constraint, bias_constraint: Optional
+            constraints, likewise.
+        dropout: Float in [0, 1), input dropout rate, one mask per sequence.
+            Defaults to 0.
+        recurrent_dropout: Float in [0, 1), dropout rate of `h*_{t-1}`, one
+            mask per sequence. Defaults to 0.
+        seed: Random seed for dropout.
         return_sequences: Whether to return the whole output sequence or only
             the last output. Defaults to `False`.
         return_state: Whether to return the final states after the output.
@@ -41,10 +66,8 @@ class GatedFeedbackRNN(CellRNN):
             Defaults to `False`.
         zero_output_for_mask: Output zeros, not the last output, at masked
             steps when `return_sequences`. Defaults to `False`.
-        **kwargs: Any argument of `kr.layers.GatedFeedbackCell` (activations,
-            initializers, regularizers, constraints, `dropout`,
-            `recurrent_dropout`, `seed`, ...) and the standard layer keyword
-            arguments.
+        **kwargs: Standard layer keyword arguments, such as `name`, `dtype`
+            and `activity_regularizer`.
 
     Call arguments:
         sequences: A 3D float tensor `(batch, timesteps, features)`.
@@ -83,6 +106,22 @@ class GatedFeedbackRNN(CellRNN):
         cell_type="tanh",
         feedback="gated",
         output_mode="top",
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
         return_sequences=False,
         return_state=False,
         go_backwards=False,
@@ -99,6 +138,22 @@ class GatedFeedbackRNN(CellRNN):
                 "cell_type": cell_type,
                 "feedback": feedback,
                 "output_mode": output_mode,
+                "activation": activation,
+                "recurrent_activation": recurrent_activation,
+                "use_bias": use_bias,
+                "kernel_initializer": kernel_initializer,
+                "recurrent_initializer": recurrent_initializer,
+                "bias_initializer": bias_initializer,
+                "unit_forget_bias": unit_forget_bias,
+                "kernel_regularizer": kernel_regularizer,
+                "recurrent_regularizer": recurrent_regularizer,
+                "bias_regularizer": bias_regularizer,
+                "kernel_constraint": kernel_constraint,
+                "recurrent_constraint": recurrent_constraint,
+                "bias_constraint": bias_constraint,
+                "dropout": dropout,
+                "recurrent_dropout": recurrent_dropout,
+                "seed": seed,
             },
             return_sequences=return_sequences,
             return_state=return_state,

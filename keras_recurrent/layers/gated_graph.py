@@ -7,6 +7,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
@@ -231,11 +232,7 @@ class GatedGraph(keras.layers.Layer):
                     f"Argument `{name}` must be a boolean. "
                     f"Received: {name}={value!r}"
                 )
-        if aggregation not in AGGREGATIONS:
-            raise ValueError(
-                f"Argument `aggregation` must be one of {AGGREGATIONS}. "
-                f"Received: aggregation={aggregation!r}"
-            )
+        aggregation = check_option("aggregation", aggregation, AGGREGATIONS)
         if concatenate_directions and not add_reverse_edges:
             raise ValueError(
                 "Argument `concatenate_directions=True` concatenates the "

@@ -4,6 +4,7 @@ import keras
 from keras import initializers
 from keras import ops
 
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
@@ -180,11 +181,7 @@ class GGSNN(keras.layers.Layer):
             "num_edge_types", num_edge_types
         )
         self.output_steps = check_positive_int("output_steps", output_steps)
-        if output_mode not in OUTPUT_MODES:
-            raise ValueError(
-                f"Argument `output_mode` must be one of {list(OUTPUT_MODES)}."
-                f" Received: output_mode={output_mode!r}"
-            )
+        output_mode = check_option("output_mode", output_mode, OUTPUT_MODES)
         self.output_mode = output_mode
         if output_mode == "graph_classification":
             self.num_classes = check_positive_int("num_classes", num_classes)

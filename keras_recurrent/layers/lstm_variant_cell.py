@@ -7,6 +7,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
@@ -34,13 +35,8 @@ _GATE_NAMES = {"i": "input", "f": "forget", "o": "output"}
 def canonical_variant(variant):
     """Returns the canonical (upper-case) name of a Greff et al. variant."""
     if isinstance(variant, str):
-        name = _ALIASES.get(variant.upper(), variant.upper())
-        if name in VARIANTS:
-            return name
-    raise ValueError(
-        "Argument `variant` must be one of "
-        f"{sorted(VARIANTS) + ['vanilla']}. Received: variant={variant!r}"
-    )
+        variant = _ALIASES.get(variant.upper(), variant)
+    return check_option("variant", variant, [*VARIANTS, *_ALIASES])
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -119,12 +115,16 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
             Defaults to `"glorot_uniform"`.
         unit_forget_bias: If `True` and the variant has a forget gate, its
             bias block starts at 1 (Jozefowicz et al. 2015). Defaults to `True`.
-        kernel_regularizer, recurrent_regularizer, bias_regularizer,
-        peephole_regularizer, projection_regularizer: Optional regularizers
-            of the corresponding weights.
-        kernel_constraint, recurrent_constraint, bias_constraint,
-        peephole_constraint, projection_constraint: Optional constraints of
-            the corresponding weights.
+        kernel_regularizer: Optional regularizer of `kernel`.
+        recurrent_regularizer: Optional regularizer of `recurrent_kernel`.
+        bias_regularizer: Optional regularizer of `bias`.
+        peephole_regularizer: Optional regularizer of the peephole weights.
+        projection_regularizer: Optional regularizer of `projection_kernel`.
+        kernel_constraint: Optional constraint of `kernel`.
+        recurrent_constraint: Optional constraint of `recurrent_kernel`.
+        bias_constraint: Optional constraint of `bias`.
+        peephole_constraint: Optional constraint of the peephole weights.
+        projection_constraint: Optional constraint of `projection_kernel`.
         dropout: Float in [0, 1). Fraction of the inputs dropped, with one
             mask per sequence. Defaults to 0.
         recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped

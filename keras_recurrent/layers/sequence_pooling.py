@@ -6,6 +6,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_option
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 MODES = ("last", "mean", "max", "attention")
@@ -20,9 +21,12 @@ _MASKED_SCORE = -1e9
 class SequencePooling(keras.layers.Layer):
     """Pools a masked sequence `(batch, timesteps, features)` into one vector.
 
-    Padding never affects the result: the values at masked steps are replaced
-    before any arithmetic, so they may be anything (even `inf` or `NaN`).
-    With `m_t` the mask and `h_t` the input at step `t`:
+    `SequencePooling()` without a `mode` takes the last valid step
+    (`mode="last"`), the vector a `keras.layers.LSTM` returns without
+    `return_sequences`; pass `"mean"`, `"max"` or `"attention"` for the
+    others. Padding never affects the result: the values at masked steps
+    are replaced before any arithmetic, so they may be anything (even `inf`
+    or `NaN`). With `m_t` the mask and `h_t` the input at step `t`:
 
     ```
     last:       y = h_T*,            T* = max{t : m_t}  (the last valid step,
@@ -49,8 +53,9 @@ class SequencePooling(keras.layers.Layer):
     sequences cannot overflow float16 and the masking constant stays finite.
 
     Args:
-        mode: `"last"`, `"mean"`, `"max"` or `"attention"`.
-            Defaults to `"last"`.
+        mode: `"last"`, `"mean"`, `"max"` or `"attention"`
+            (case-insensitive). Defaults to `"last"`: the output at the last
+            valid step of each row.
         return_attention_scores: If `True` (`mode="attention"` only), also
             return the attention weights `a_t` (after the softmax).
             Defaults to `False`.
@@ -85,6 +90,9 @@ class SequencePooling(keras.layers.Layer):
     >>> mask = np.arange(10) < np.array([[10], [7], [3], [1]])
     >>> kr.layers.SequencePooling("max")(x, mask=mask).shape
     TensorShape([4, 8])
+    >>> last = kr.layers.SequencePooling()(x, mask=mask)  # mode="last"
+    >>> np.allclose(last[2], x[2, 2])  # row 2 has 3 valid steps
+    True
     >>> pooling = kr.layers.SequencePooling(
     ...     "attention", return_attention_scores=True
     ... )
@@ -116,11 +124,7 @@ class SequencePooling(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if mode not in MODES:
-            raise ValueError(
-                f"Argument `mode` must be one of {list(MODES)}. "
-                f"Received: mode={mode!r}"
-            )
+        mode = check_option("mode", mode, MODES)
         if return_attention_scores and mode != "attention":
             raise ValueError(
                 "Argument `return_attention_scores` needs "

@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.trees.validation import find_tree_problem
 
@@ -97,7 +98,7 @@ def post_order(tree, *, labeled=True, binarize=None, intermediate_label=None):
             into `((c_1 c_2) c_3) .. c_k` (left-branching) or
             `c_1 (c_2 (.. c_k))` (right-branching), for N-ary cells of
             arity 2. The node keeps its label; the new nodes get
-            `intermediate_label`.
+            `intermediate_label`. Options are case-insensitive.
         intermediate_label: The label of the nodes that `binarize` adds.
             Defaults to `None`.
 
@@ -220,11 +221,14 @@ def encode_tree(
             `from_parents` return.
         vocabulary: Optional dict mapping labels to integer token ids, or a
             callable doing so. With `None` (default) labels must be integers
-            (or strings of digits). Labels `None` (unlabeled inner nodes)
-            map to `vocabulary[None]` if present, else to 0.
+            (or strings of digits). The label `None` (the inner nodes of
+            `labeled=False` trees, and the nodes `binarize` adds without an
+            `intermediate_label`) maps to `vocabulary[None]` if present,
+            else to token 0; see the note below.
         labeled: As in `post_order`. Defaults to `True`.
         binarize: `None`, `"left"` or `"right"`, as in `post_order`.
-        intermediate_label: As in `post_order`.
+        intermediate_label: The label of the nodes `binarize` adds, looked
+            up in `vocabulary` like any other. Defaults to `None` (token 0).
         num_children: Optional positive integer `K`, the number of child
             slots. Defaults to the most children of a node (at least 1).
 
@@ -238,6 +242,16 @@ def encode_tree(
             label is not in the vocabulary, or a `(labels, children)` pair
             is no tree in post-order (as `kr.trees.validate_tree_tensors`
             checks).
+
+    Note: token 0 is both "no label" and, in `encode_trees`, the token of
+    padding nodes. They can share it because the tree layers tell padding
+    from nodes by `node_mask` alone: a padding node's token, embedded or
+    not, never reaches an output, so 0 stays free to be a real token (here
+    the label-less one). A reserved id of its own would have to lie outside
+    a vocabulary the encoder does not know (labels may be any integers).
+    To give the added nodes their own embedding, pass an
+    `intermediate_label` and give it an id in `vocabulary` (or map `None`
+    there).
 
     Example:
 
@@ -313,7 +327,10 @@ def encode_trees(
         A dict of NumPy int32 arrays: `"node_tokens"` `(B, N)` (0 at
         padding), `"children"` `(B, N, K)` (`-1` for empty slots and
         padding) and `"node_mask"` `(B, N)`. Embed `node_tokens` (e.g. with
-        `keras.layers.Embedding`) to get the layers' `node_inputs`.
+        `keras.layers.Embedding`, without `mask_zero`) to get the layers'
+        `node_inputs`. Padding shares token 0 with label-less nodes (see
+        `encode_tree`); the layers ignore padding by `node_mask`, whatever
+        its token.
 
     Example:
 
@@ -376,11 +393,7 @@ def encode_trees(
 
 def _post_order(root, expand, binarize, intermediate_label):
     """Iterative post-order (deep chains do not hit the recursion limit)."""
-    if binarize is not None and binarize not in _DIRECTIONS:
-        raise ValueError(
-            "Argument `binarize` must be None, 'left' or 'right'. "
-            f"Received: binarize={binarize!r}"
-        )
+    binarize = check_option("binarize", binarize, _DIRECTIONS, allow_none=True)
 
     def node_children(node):
         if isinstance(node, _Intermediate):

@@ -7,6 +7,7 @@ import keras_tuner
 
 from keras_recurrent import graphs as graph_encoding
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("graph_classification", "graph_regression", "node_selection")
@@ -125,11 +126,7 @@ class GraphHyperModel(keras_tuner.HyperModel):
                     f"Argument `{argument}` must be a positive integer. "
                     f"Received: {argument}={value!r}"
                 )
-        if task not in _TASKS:
-            raise ValueError(
-                f"Argument `task` must be one of {_TASKS}. "
-                f"Received: task={task!r}"
-            )
+        task = check_option("task", task, _TASKS)
         if task == "node_selection":
             if output_units is not None:
                 raise ValueError(

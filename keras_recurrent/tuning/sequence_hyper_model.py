@@ -5,6 +5,7 @@ import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent._checks import check_int
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("regression", "classification")
@@ -118,11 +119,7 @@ class SequenceHyperModel(keras_tuner.HyperModel):
             "vocabulary_size", vocabulary_size, 1, allow_none=True
         )
         _check_input_shape(input_shape, tokens=vocabulary_size is not None)
-        if task not in _TASKS:
-            raise ValueError(
-                f"Argument `task` must be one of {_TASKS}. "
-                f"Received: task={task!r}"
-            )
+        task = check_option("task", task, _TASKS)
         minimum_units = 2 if task == "classification" else 1
         if not is_positive_int(output_units) or output_units < minimum_units:
             raise ValueError(

@@ -5,6 +5,7 @@ import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent import trees as tree_encoding
+from keras_recurrent._checks import check_option
 from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("classification", "regression")
@@ -94,11 +95,7 @@ class TreeHyperModel(keras_tuner.HyperModel):
                 "Argument `num_children` must be a positive integer. "
                 f"Received: num_children={num_children!r}"
             )
-        if task not in _TASKS:
-            raise ValueError(
-                f"Argument `task` must be one of {_TASKS}. "
-                f"Received: task={task!r}"
-            )
+        task = check_option("task", task, _TASKS)
         minimum = 2 if task == "classification" else 1
         if not is_positive_int(output_units) or output_units < minimum:
             raise ValueError(

@@ -1,6 +1,7 @@
 """The API reference lists every public symbol of the package."""
 
 import importlib
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ MODULES = (
     "data",
     "constraints",
     "tuning",
+    "callbacks",
+    "distribute",
     "datasets",
     "export",
     "testing",
@@ -48,6 +51,20 @@ def test_every_public_symbol_is_documented(name):
         if target not in page:
             missing.append(target)
     assert not missing, f"docs/api/{name}.md lacks {missing}"
+
+
+def test_every_public_module_has_a_page():
+    import keras_recurrent
+
+    public = {
+        module.name
+        for module in pkgutil.iter_modules(keras_recurrent.__path__)
+        if not module.name.startswith("_")
+    }
+    assert public == set(MODULES)
+    navigation = (ROOT / "mkdocs.yml").read_text()
+    for name in MODULES:
+        assert f"kr.{name}: api/{name}.md" in navigation, name
 
 
 def test_every_page_is_in_the_navigation():

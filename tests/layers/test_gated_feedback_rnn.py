@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from tests.layers.cell_layer_api import check_cell_arguments_exposed
 from tests.layers.gated_feedback_reference import gf_sequence
 from tests.layers.gated_feedback_reference import named_weights
 from tests.layers.gated_feedback_reference import randomize_weights
@@ -279,3 +280,32 @@ def test_layer_rejects_bad_inputs():
         kr.layers.GatedFeedbackRNN(3)(np.ones((2, 4), "float32"))
     with pytest.raises(ValueError, match="inputs.dtype=int32"):
         kr.layers.GatedFeedbackRNN(3)(np.ones((2, 3, 4), "int32"))
+
+
+def test_cell_arguments_are_explicit_properties():
+    check_cell_arguments_exposed(
+        kr.layers.GatedFeedbackRNN,
+        {"units": 7},
+        {
+            "num_layers": 2,
+            "cell_type": "lstm",
+            "feedback": "fixed",
+            "output_mode": "all",
+            "activation": "relu",
+            "recurrent_activation": "hard_sigmoid",
+            "use_bias": False,
+            "kernel_initializer": "ones",
+            "recurrent_initializer": "zeros",
+            "bias_initializer": "ones",
+            "unit_forget_bias": False,
+            "kernel_regularizer": "l2",
+            "recurrent_regularizer": "l1",
+            "bias_regularizer": "l2",
+            "kernel_constraint": "non_neg",
+            "recurrent_constraint": "unit_norm",
+            "bias_constraint": "max_norm",
+            "dropout": 0.1,
+            "recurrent_dropout": 0.2,
+            "seed": 5,
+        },
+    )

@@ -6,6 +6,8 @@ import pytest
 import tensorflow as tf
 
 import keras_recurrent as kr
+from tests.layers.cell_layer_api import LSTM_CELL_OVERRIDES
+from tests.layers.cell_layer_api import check_cell_arguments_exposed
 from tests.layers.lstm_reference import BLOCKS
 from tests.layers.lstm_reference import lstm_sequence
 from tests.layers.lstm_reference import named_weights
@@ -377,3 +379,11 @@ def test_gradient_matches_finite_differences_float64():
             atol=1e-7,
             err_msg=variable.path,
         )
+
+
+def test_cell_arguments_are_explicit_properties():
+    check_cell_arguments_exposed(
+        kr.layers.LSTMVariant,
+        {"units": 7},
+        {**LSTM_CELL_OVERRIDES, "variant": "NFG", "use_peepholes": False},
+    )

@@ -1,4 +1,6 @@
 import keras_recurrent as kr
+from tests.layers.cell_layer_api import LSTM_CELL_OVERRIDES
+from tests.layers.cell_layer_api import check_cell_arguments_exposed
 from tests.layers.lstm_reference import assert_learns_sequence_sum
 
 
@@ -12,3 +14,9 @@ def test_layer_properties_and_weight_count():
     assert (layer.units, layer.variant, layer.use_peepholes) == (7, "V", True)
     assert layer.projection_units == 3 and layer.dropout == 0.1
     assert len(layer.trainable_weights) == 7  # 3 matrices, 3 peepholes, P
+
+
+def test_cell_arguments_are_explicit_properties():
+    check_cell_arguments_exposed(
+        kr.layers.PeepholeLSTM, {"units": 7}, LSTM_CELL_OVERRIDES
+    )

@@ -248,3 +248,15 @@ def test_rejects_bad_arguments_and_inputs():
         )
     with pytest.raises(ValueError, match="must be defined"):
         kr.layers.SequencePooling("attention").build((None, 3, None))
+
+
+def test_default_mode_is_last():
+    layer = kr.layers.SequencePooling()
+    assert layer.mode == "last" and layer.get_config()["mode"] == "last"
+    x = np.random.default_rng(3).normal(size=(2, 5, FEATURES))
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(layer(x.astype("float32"), mask=mask)),
+        x[[0, 1], [2, 4]],
+        rtol=1e-6,
+    )

@@ -1,3 +1,4 @@
+import keras
 import numpy as np
 import pytest
 
@@ -211,3 +212,47 @@ def test_encode_tree_checks_a_given_pair(children, message):
     labels = list(range(len(children)))
     with pytest.raises(ValueError, match=f"`tree` is no tree.*{message}"):
         kr.trees.encode_tree((labels, children))
+
+
+def test_binarized_nodes_share_token_zero_with_padding_harmlessly():
+    batch = kr.trees.encode_trees(
+        ["(1 2 3 4)", "(5 6)"], binarize="left", num_nodes=6
+    )
+    # Post-order of "(1 2 3 4)" made binary: 2, 3, (2 3), 4, root 1.
+    np.testing.assert_array_equal(
+        batch["node_tokens"], [[2, 3, 0, 4, 1, 0], [6, 5, 0, 0, 0, 0]]
+    )
+    np.testing.assert_array_equal(
+        batch["node_mask"], [[1, 1, 1, 1, 1, 0], [1, 1, 0, 0, 0, 0]]
+    )
+    embedding = keras.layers.Embedding(10, 4)
+    layer = kr.layers.NaryTreeLSTM(5, arity=2, return_nodes=True)
+
+    def node_states(tokens):
+        inputs = embedding(tokens)
+        return keras.ops.convert_to_numpy(
+            layer([inputs, batch["children"], batch["node_mask"]])
+        )
+
+    states = node_states(batch["node_tokens"])
+    # Padding's token never matters: the layers read `node_mask`.
+    padding = np.where(batch["node_mask"] == 0, 9, batch["node_tokens"])
+    np.testing.assert_array_equal(node_states(padding), states)
+    # The added node's token does: it is a node like any other.
+    added = batch["node_tokens"].copy()
+    added[0, 2] = 9
+    changed = node_states(added)
+    # It and its ancestor, the root, change; the other nodes do not.
+    assert np.abs(changed[0, [2, 4]] - states[0, [2, 4]]).min() > 0
+    np.testing.assert_array_equal(changed[0, [0, 1, 3]], states[0, [0, 1, 3]])
+    np.testing.assert_array_equal(changed[1], states[1])
+
+    # Its own token, through `intermediate_label` and the vocabulary.
+    vocabulary = {"<bin>": 7, **{str(d): d for d in range(7)}}
+    own = kr.trees.encode_trees(
+        ["(1 2 3 4)"],
+        binarize="left",
+        intermediate_label="<bin>",
+        vocabulary=vocabulary,
+    )
+    assert own["node_tokens"].tolist() == [[2, 3, 7, 4, 1]]

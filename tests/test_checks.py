@@ -1,0 +1,106 @@
+"""Tests of `keras_recurrent._checks.check_option` and of its use: every
+string option of the package is case-insensitive and stored canonically."""
+
+import numpy as np
+import pytest
+
+import keras_recurrent as kr
+from keras_recurrent._checks import check_option
+
+
+def test_check_option_returns_the_canonical_spelling():
+    assert check_option("mode", "MAX", ("last", "max")) == "max"
+    assert check_option("mode", "Last", ["last", "max"]) == "last"
+    assert check_option("variant", "cifg", {"V": 0, "CIFG": 1}) == "CIFG"
+    assert check_option("split", None, ("train",), allow_none=True) is None
+
+
+@pytest.mark.parametrize(
+    "value, allow_none, message",
+    [
+        ("median", False, r"`mode` must be one of \['last', 'max'\]"),
+        (None, False, "Received: mode=None"),
+        (3, False, "Received: mode=3"),
+        ("", True, r"`mode` must be None or one of .*Received: mode=''"),
+        ("max ", False, "Received: mode='max '"),
+    ],
+)
+def test_check_option_rejects(value, allow_none, message):
+    with pytest.raises(ValueError, match=message):
+        check_option("mode", value, ("last", "max"), allow_none=allow_none)
+
+
+# (factory given the spelling, the option's attribute or result, canonical).
+LAYER_OPTIONS = [
+    (
+        lambda s: kr.layers.GatedFeedbackRNN(4, cell_type=s),
+        "cell_type",
+        "lstm",
+    ),
+    (
+        lambda s: kr.layers.GatedFeedbackRNN(4, feedback=s),
+        "feedback",
+        "fixed",
+    ),
+    (
+        lambda s: kr.layers.GatedFeedbackCell(4, output_mode=s),
+        "output_mode",
+        "all",
+    ),
+    (lambda s: kr.layers.LSTMVariant(4, variant=s), "variant", "CIFG"),
+    (lambda s: kr.layers.SequencePooling(mode=s), "mode", "attention"),
+    (
+        lambda s: kr.layers.GatedGraph(4, 2, aggregation=s),
+        "aggregation",
+        "dense",
+    ),
+    (
+        lambda s: kr.layers.GGSNN(4, 2, 1, output_mode=s, num_classes=3),
+        "output_mode",
+        "graph_classification",
+    ),
+]
+
+
+@pytest.mark.parametrize("factory, attribute, canonical", LAYER_OPTIONS)
+def test_layer_options_are_case_insensitive(factory, attribute, canonical):
+    for spelling in (canonical.lower(), canonical.upper(), canonical.title()):
+        layer = factory(spelling)
+        assert getattr(layer, attribute) == canonical
+        assert layer.get_config()[attribute] == canonical
+    with pytest.raises(ValueError, match=f"{attribute}='nope'"):
+        factory("nope")
+
+
+def test_tuning_tasks_are_case_insensitive():
+    sequence = kr.tuning.SequenceHyperModel((5, 2), 3, task="Classification")
+    assert sequence.task == "classification"
+    feedback = kr.tuning.GatedFeedbackHyperModel((5, 2), 1, task="REGRESSION")
+    assert feedback.task == "regression"
+    tree = kr.tuning.TreeHyperModel(2, 3, vocabulary_size=5, task="Regression")
+    assert tree.task == "regression"
+    graph = kr.tuning.GraphHyperModel(
+        2, 1, task="NODE_SELECTION", output_steps=1
+    )
+    assert graph.task == "node_selection"
+
+
+def test_dataset_options_are_case_insensitive():
+    lower = kr.datasets.program_eval(4, 3, 2, strategy="mix", split="test")
+    upper = kr.datasets.program_eval(4, 3, 2, strategy="MIX", split="Test")
+    assert repr(lower) == repr(upper)
+    config = kr.datasets.ProgramEvalConfig(name="x", strategy="Mix")
+    assert config.strategy == "mix"
+    lower = kr.datasets.babi_graph_arrays("task_4", 3, seed=1)
+    upper = kr.datasets.babi_graph_arrays("TASK_4", 3, seed=1)
+    for key in lower:
+        np.testing.assert_array_equal(lower[key], upper[key])
+
+
+def test_tree_binarize_is_case_insensitive():
+    lower = kr.trees.encode_tree("(0 1 2 3)", binarize="left")
+    upper = kr.trees.encode_tree("(0 1 2 3)", binarize="LEFT")
+    for key in lower:
+        np.testing.assert_array_equal(lower[key], upper[key])
+    with pytest.raises(ValueError, match="None or one of.*binarize='up'"):
+        kr.trees.encode_tree("(0 1 2 3)", binarize="up")
