@@ -66,7 +66,7 @@ def ensure_env():
 def run(argv):
     env = dict(os.environ)
     env.setdefault("KERAS_BACKEND", "tensorflow")
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     env.setdefault("NO_MKDOCS_2_WARNING", "1")
     return subprocess.run(argv, cwd=ROOT, env=env).returncode
 
