@@ -26,7 +26,9 @@ class KeepRunningTrialsOnReload:
     which `Oracle.create_trial` saves too late, so that the chief's display
     does not fail with a `KeyError` when that trial ends (`verbose >= 1`).
     So restart a killed worker with its old ID; a trial whose worker
-    never comes back stays running and the chief does not finish.
+    never comes back stays running and the chief does not finish. A trial
+    whose own `trial.json` says it ended (the chief was killed between
+    writing it and the oracle state) is recorded as ended, not run again.
 
     Put it before the keras-tuner oracle class and pass the oracle to
     `keras_tuner.Tuner` (or a subclass); only the chief's oracle reloads.
@@ -59,6 +61,12 @@ class KeepRunningTrialsOnReload:
             queue = self._retry_queue
             last = len(queue) - 1 - queue[::-1].index(trial.trial_id)
             del queue[last]
+            if trial.status != "RUNNING":
+                # `end_trial` writes the trial's own file before the oracle
+                # state: a chief killed in between left a trial that ended
+                # (its `trial.json`, which `reload` read) listed as running.
+                self._record_end(trial)
+                continue
             self.ongoing_trials[tuner_id] = trial
             # `create_trial` saves before it records the start of the trial
             # it hands out, and the display looks that start up when the
@@ -68,3 +76,11 @@ class KeepRunningTrialsOnReload:
                 trial.trial_id, len(self.trials)
             )
         del self._running_at_reload
+
+    def _record_end(self, trial):
+        """Records an ended trial as `end_trial` would have, once."""
+        if trial.trial_id not in self.end_order:
+            self.end_order.append(trial.trial_id)
+        self._run_times[trial.trial_id] = max(
+            self._run_times[trial.trial_id], 1
+        )
