@@ -128,6 +128,12 @@ def run_role(args):
         batch_size=16,
         verbose=0,
     )
+    if strategy is not None:
+        # Into this worker's log.
+        print(
+            f"{tuner_role()} trained under {type(strategy).__name__} with "
+            f"{strategy.num_replicas_in_sync} replicas"
+        )
 
 
 def free_port():

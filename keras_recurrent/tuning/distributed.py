@@ -26,9 +26,13 @@ class KeepRunningTrialsOnReload:
     which `Oracle.create_trial` saves too late, so that the chief's display
     does not fail with a `KeyError` when that trial ends (`verbose >= 1`).
     So restart a killed worker with its old ID; a trial whose worker
-    never comes back stays running and the chief does not finish. A trial
-    whose own `trial.json` says it ended (the chief was killed between
-    writing it and the oracle state) is recorded as ended, not run again.
+    never comes back stays running and the chief does not finish.
+
+    `Oracle.end_trial` saves the oracle state while the trial it ends is
+    still among the running ones, so the saved state always lists the last
+    trial ended as running: upstream, a restarted chief hands that
+    completed trial out again. The mixin reads each trial's own
+    `trial.json` instead and records a trial that ended as ended.
 
     Put it before the keras-tuner oracle class and pass the oracle to
     `keras_tuner.Tuner` (or a subclass); only the chief's oracle reloads.
@@ -62,9 +66,10 @@ class KeepRunningTrialsOnReload:
             last = len(queue) - 1 - queue[::-1].index(trial.trial_id)
             del queue[last]
             if trial.status != "RUNNING":
-                # `end_trial` writes the trial's own file before the oracle
-                # state: a chief killed in between left a trial that ended
-                # (its `trial.json`, which `reload` read) listed as running.
+                # `end_trial` saves the oracle state before it removes the
+                # trial from the running ones, so the state on disk lists
+                # the last trial ended as running; its own `trial.json`,
+                # which `reload` read, says it ended.
                 self._record_end(trial)
                 continue
             self.ongoing_trials[tuner_id] = trial

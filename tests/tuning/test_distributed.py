@@ -90,19 +90,18 @@ def test_fresh_chief_is_unchanged(oracle_class, tmp_path):
     assert first.status == "RUNNING" and oracle._retry_queue == []
 
 
-def test_reload_records_trial_ended_before_oracle_saved(tmp_path):
-    """The chief was killed inside `end_trial`, between its two writes."""
+def test_reload_records_last_ended_trial_as_ended(tmp_path):
+    """`end_trial` saves the oracle while the trial is still running."""
     chief = _chief_oracle(_Oracle, tmp_path)
     trial = chief.create_trial("tuner0")
     chief.update_trial(trial.trial_id, {"val_loss": 0.125})
     trial.status = "COMPLETED"
-    chief.score_trial(trial)
-    # `end_trial` writes the trial's own file first, then the oracle state.
-    chief._save_trial(trial)
+    chief.end_trial(trial)
+    assert chief.ongoing_trials == {}
 
     upstream = _chief_oracle(keras_tuner.oracles.RandomSearchOracle, tmp_path)
     upstream.reload()
-    # Upstream hands the ended trial out again.
+    # Upstream hands the completed trial out again.
     assert upstream._retry_queue == [trial.trial_id]
 
     restarted = _chief_oracle(_Oracle, tmp_path)
@@ -110,6 +109,7 @@ def test_reload_records_trial_ended_before_oracle_saved(tmp_path):
     assert restarted.ongoing_trials == {}
     assert restarted._retry_queue == []
     assert restarted.end_order == [trial.trial_id]
+    assert restarted._run_times[trial.trial_id] == 1
     assert restarted.trials[trial.trial_id].score == 0.125
     # The worker asks for its next trial and gets a new one.
     assert restarted.create_trial("tuner0").trial_id != trial.trial_id
