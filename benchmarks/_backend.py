@@ -14,6 +14,7 @@ step, PyTorch Geometric) times only its Keras rows in a subprocess
 every backend compiles its own way (`tf.function`, `jax.jit`, eager torch).
 """
 
+import argparse
 import json
 import os
 import subprocess
@@ -153,3 +154,22 @@ def dispatch(script, argv, choice, *, timeout=None):
     results = run_backends(script, argv, choice, timeout=timeout)
     print(ratio_table(results), flush=True)
     return results
+
+
+def dispatch_if_requested(script, argv=None):
+    """With `--backend` in `argv`, runs `dispatch` and exits.
+
+    The exit status is 1 when a backend's subprocess failed, else 0.
+
+    Call it before importing Keras: the launching process then never loads
+    a backend of its own. Other arguments are left to the script's parser
+    (each subprocess parses them).
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(add_help=False)
+    add_backend_argument(parser)
+    known, _ = parser.parse_known_args(argv)
+    if known.backend is None:
+        return
+    results = dispatch(script, argv, known.backend)
+    sys.exit(0 if all(value is not None for value in results.values()) else 1)

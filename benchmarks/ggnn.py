@@ -62,6 +62,12 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import _backend  # noqa: E402
+
+if __name__ == "__main__":
+    # Before Keras is imported: with --backend, this process only launches
+    # one subprocess per backend.
+    _backend.dispatch_if_requested(__file__)
+
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402

@@ -85,9 +85,10 @@ def test_ratio_table_numbers():
     assert rows[2] == "| b | 4.0 | 6.0 | 1.50 | failed | - |"
 
 
-def test_run_backends_one_subprocess_per_backend(tmp_path, capfd):
-    """A stand-in benchmark records the backend its process was given."""
-    script = tmp_path / "fake_benchmark.py"
+@pytest.fixture
+def stand_in_benchmark(tmp_path):
+    """A script that records the backend its process was given."""
+    script = tmp_path / "stand_in_benchmark.py"
     script.write_text(
         textwrap.dedent(
             f"""
@@ -102,8 +103,12 @@ def test_run_backends_one_subprocess_per_backend(tmp_path, capfd):
             """
         )
     )
+    return str(script)
+
+
+def test_run_backends_one_subprocess_per_backend(stand_in_benchmark, capfd):
     results = _backend.run_backends(
-        str(script), ["--repeats", "1", "--backend", "all"], "all"
+        stand_in_benchmark, ["--repeats", "1", "--backend", "all"], "all"
     )
     assert results == {
         "tensorflow": {"step": 0.010},
@@ -114,6 +119,23 @@ def test_run_backends_one_subprocess_per_backend(tmp_path, capfd):
     assert "table of tensorflow ['--repeats', '1']" in output
     assert "table of jax ['--repeats', '1']" in output
     assert "backend torch failed (3)" in output
+
+
+def test_dispatch_if_requested(stand_in_benchmark, capfd):
+    assert _backend.dispatch_if_requested(stand_in_benchmark, ["-n"]) is None
+    with pytest.raises(SystemExit) as exit_info:
+        _backend.dispatch_if_requested(
+            stand_in_benchmark, ["--backend=jax", "-n"]
+        )
+    assert exit_info.value.code == 0
+    output = capfd.readouterr().out
+    assert "table of jax ['-n']" in output
+    assert "| step | 3.0 |" in output
+    with pytest.raises(SystemExit) as exit_info:
+        _backend.dispatch_if_requested(
+            stand_in_benchmark, ["--backend", "torch"]
+        )
+    assert exit_info.value.code == 1
 
 
 @pytest.mark.parametrize("name", FAMILY_BENCHMARKS)
