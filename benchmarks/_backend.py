@@ -37,6 +37,13 @@ def add_backend_argument(parser):
         "of each backend to TensorFlow; 'all' runs the three. Default: the "
         "backend of this process, without the ratio table",
     )
+    parser.add_argument(
+        "--backend-timeout",
+        type=float,
+        default=None,
+        help="seconds each backend's subprocess may run; one that runs "
+        "longer is stopped and its rows reported as failed",
+    )
 
 
 def backends_of(choice):
@@ -50,14 +57,14 @@ def backends_of(choice):
 
 
 def without_backend(argv):
-    """`argv` without `--backend X` / `--backend=X`, for the subprocess."""
+    """`argv` without `--backend[-timeout] X` or `=X`, for the subprocess."""
     kept, skip = [], False
     for argument in argv:
         if skip:
             skip = False
-        elif argument == "--backend":
+        elif argument in ("--backend", "--backend-timeout"):
             skip = True
-        elif not argument.startswith("--backend="):
+        elif not argument.startswith(("--backend=", "--backend-timeout=")):
             kept.append(argument)
     return kept
 
@@ -171,5 +178,7 @@ def dispatch_if_requested(script, argv=None):
     known, _ = parser.parse_known_args(argv)
     if known.backend is None:
         return
-    results = dispatch(script, argv, known.backend)
+    results = dispatch(
+        script, argv, known.backend, timeout=known.backend_timeout
+    )
     sys.exit(0 if all(value is not None for value in results.values()) else 1)

@@ -645,7 +645,12 @@ def main():
     # Rows show up as they are measured, also when piped to a file.
     sys.stdout.reconfigure(line_buffering=True)
     if args.backend is not None:
-        _backend.dispatch(__file__, sys.argv[1:], args.backend)
+        _backend.dispatch(
+            __file__,
+            sys.argv[1:],
+            args.backend,
+            timeout=args.backend_timeout,
+        )
         return
     if _backend.in_backend_run():
         print(

@@ -126,7 +126,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.backend is not None:
         argv = sys.argv[1:] if argv is None else argv
-        _backend.dispatch(__file__, argv, args.backend)
+        _backend.dispatch(
+            __file__, argv, args.backend, timeout=args.backend_timeout
+        )
         return
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
     medians = {}

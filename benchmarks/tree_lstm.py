@@ -286,7 +286,12 @@ def main():
     _backend.add_backend_argument(parser)
     args = parser.parse_args()
     if args.backend is not None:
-        _backend.dispatch(__file__, sys.argv[1:], args.backend)
+        _backend.dispatch(
+            __file__,
+            sys.argv[1:],
+            args.backend,
+            timeout=args.backend_timeout,
+        )
         return
     if _backend.in_backend_run():
         backend_run(args)

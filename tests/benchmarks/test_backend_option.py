@@ -57,6 +57,9 @@ def test_subprocess_arguments_drop_the_backend():
         "--only",
         "A",
     ]
+    assert _backend.without_backend(
+        ["--backend-timeout", "60", "-n", "--backend-timeout=5"]
+    ) == ["-n"]
 
 
 def test_subprocess_env_sets_the_backend():
@@ -196,6 +199,7 @@ def test_tiny_run_on_every_backend(name):
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     output = completed.stdout
+    print(output)  # The tables, with `pytest -s`.
     for backend in ("tensorflow", "jax", "torch"):
         assert f"## backend: {backend}" in output
     ratios = _ratios(output)
