@@ -75,6 +75,9 @@ def child_env(backend, results_path, base=None):
     env["KERAS_BACKEND"] = backend
     env[RESULTS_ENV] = str(results_path)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # PyTorch's OpenMP workers spin while they wait: on a machine with more
+    # runnable threads than cores, that slows torch many times over.
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     return env
 
 

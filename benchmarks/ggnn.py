@@ -72,10 +72,14 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import torch  # noqa: E402
-import torch_geometric  # noqa: E402
 from keras import ops  # noqa: E402
-from torch_geometric.nn import GatedGraphConv  # noqa: E402
-from torch_geometric.utils import scatter  # noqa: E402
+
+try:
+    import torch_geometric
+    from torch_geometric.nn import GatedGraphConv
+    from torch_geometric.utils import scatter
+except ImportError:  # Only the `--backend` runs, which time no PyG, work.
+    torch_geometric = None
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -652,6 +656,11 @@ def main():
             timeout=args.backend_timeout,
         )
         return
+    if not _backend.in_backend_run() and torch_geometric is None:
+        sys.exit(
+            "The PyG comparison needs torch-geometric (pip install -e "
+            ".[bench]); `--backend` runs time our layer alone without it."
+        )
     if _backend.in_backend_run():
         print(
             f"keras {keras.__version__}, backend {keras.backend.backend()}; "
