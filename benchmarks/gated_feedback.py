@@ -33,14 +33,23 @@ so the ratios hold for the whole train step.
     python benchmarks/gated_feedback.py                       # 3 x 256
     python benchmarks/gated_feedback.py --repeats 40 --cell-types lstm
     python benchmarks/gated_feedback.py --sizes small mixed
+    python benchmarks/gated_feedback.py --backend all   # + ratio to TF
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import _backend  # noqa: E402
+
+if __name__ == "__main__":
+    # Before Keras is imported: with --backend, this process only launches
+    # one subprocess per backend.
+    _backend.dispatch_if_requested(__file__)
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
@@ -53,6 +62,8 @@ SIZES = {
     "small": (32, 100, 64, [128, 128]),
     "large": (32, 100, 64, [512, 512, 512]),
     "mixed": (32, 100, 64, [128, 256, 192]),
+    # For a quick check that it runs, e.g. on every backend.
+    "tiny": (8, 10, 8, [16, 16]),
 }
 CELL_TYPES = ("tanh", "gru", "lstm")
 FEEDBACK = ("none", "fixed", "gated")
@@ -235,13 +246,24 @@ def main(argv=None):
     )
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=2)
+    _backend.add_backend_argument(parser)
     args = parser.parse_args(argv)
+    if args.backend is not None:
+        argv = sys.argv[1:] if argv is None else argv
+        _backend.dispatch(
+            __file__, argv, args.backend, timeout=args.backend_timeout
+        )
+        return
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
+    medians = {}
     for size in args.sizes:
         times, info = time_models(
             size, args.cell_types, args.repeats, warmup=args.warmup
         )
         print(report(size, args.cell_types, times, info), flush=True)
+        for (unit, name), samples in times.items():
+            medians[f"{size}: {unit} {name}"] = statistics.median(samples)
+    _backend.record(medians)
 
 
 if __name__ == "__main__":

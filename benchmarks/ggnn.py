@@ -38,6 +38,13 @@ torch-geometric).
 
     python benchmarks/ggnn.py --profile            # everything, ~25 minutes
     python benchmarks/ggnn.py --repeats 5 --max-nodes 100000
+    python benchmarks/ggnn.py --backend all --repeats 5   # our rows only
+
+With `--backend`, each backend's subprocess times only our rows of 1. and
+2. (`train_on_batch` with `jit_compile="auto"` unless `--jit-compile`: XLA
+on JAX, off on TensorFlow's CPU and on torch), not PyG, the profile or the
+scaling table, and a last table gives the ratio of each backend to
+TensorFlow.
 """
 
 import argparse
@@ -54,14 +61,25 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 # in our runs. Passive waiting removes that without slowing an idle machine.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import _backend  # noqa: E402
+
+if __name__ == "__main__":
+    # Before Keras is imported: with --backend, this process only launches
+    # one subprocess per backend.
+    _backend.dispatch_if_requested(__file__)
+
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import torch  # noqa: E402
-import torch_geometric  # noqa: E402
 from keras import ops  # noqa: E402
-from torch_geometric.nn import GatedGraphConv  # noqa: E402
-from torch_geometric.utils import scatter  # noqa: E402
+
+try:
+    import torch_geometric
+    from torch_geometric.nn import GatedGraphConv
+    from torch_geometric.utils import scatter
+except ImportError:  # Only the `--backend` runs, which time no PyG, work.
+    torch_geometric = None
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -172,10 +190,10 @@ def keras_model(
 
 def keras_step(model, padded, target):
     inputs = [
-        tf.constant(padded[key])
+        ops.convert_to_tensor(padded[key])
         for key in ("node_inputs", "edges", "edge_types", "node_mask")
     ]
-    target = tf.constant(target)
+    target = ops.convert_to_tensor(target)
     return lambda: model.train_on_batch(inputs, target)
 
 
@@ -234,6 +252,70 @@ def time_round_robin(steps, repeats, warmup):
             times[name][0].append(time.perf_counter() - wall)
             times[name][1].append(time.process_time() - cpu)
     return times
+
+
+def compare_keras_only(args, num_edge_types, reverse):
+    """Our rows of `compare` on the backend of this process, no PyG.
+
+    A row whose model fails to build or train on this backend is left out,
+    with its error printed.
+    """
+    padded, _ = random_graphs(
+        args.graphs, args.nodes, args.edges, args.features, num_edge_types, 0
+    )
+    target = (
+        np.random.default_rng(1)
+        .normal(size=(args.graphs, args.nodes, args.units))
+        .astype(np.float32)
+    )
+    jit_compile = True if args.jit_compile else "auto"
+    contenders = {}
+    for aggregation in ("auto", "dense", "sparse"):
+        name = f"GatedGraph (aggregation={aggregation!r})"
+        try:
+            model = keras_model(
+                padded,
+                args.units,
+                num_edge_types,
+                args.steps,
+                reverse,
+                jit_compile,
+                aggregation,
+            )
+            step = keras_step(model, padded, target)
+            step()
+        except Exception as error:  # noqa: BLE001 (reported, row skipped)
+            print(f"{name} failed on {keras.backend.backend()}: {error!r}")
+            continue
+        contenders[name] = step
+    return time_round_robin(contenders, args.repeats, args.warmup)
+
+
+def print_keras_rows(title, times):
+    print(f"\n### {title} ({keras.backend.backend()})\n")
+    print("| implementation | wall median ms | wall min ms | CPU median ms |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, (wall, cpu) in times.items():
+        print(
+            f"| {name} | {1e3 * statistics.median(wall):.1f} | "
+            f"{1e3 * min(wall):.1f} | {1e3 * statistics.median(cpu):.1f} |"
+        )
+
+
+def backend_run(args):
+    """What one `--backend` subprocess times: our rows of 1. and 2."""
+    medians = {}
+    for title, num_edge_types, reverse in (
+        ("One edge type, no reverse edges", 1, False),
+        ("Four edge types + reverse edges", 4, True),
+    ):
+        times = compare_keras_only(args, num_edge_types, reverse)
+        print_keras_rows(title, times)
+        for name, (wall, _) in times.items():
+            medians[f"{num_edge_types} type(s): {name}"] = statistics.median(
+                wall
+            )
+    _backend.record(medians)
 
 
 def compare(args, num_edge_types, reverse):
@@ -561,10 +643,33 @@ def main():
         action="store_true",
         help="compile our train step with XLA (off by default on CPU)",
     )
+    _backend.add_backend_argument(parser)
     args = parser.parse_args()
     torch.set_num_threads(args.torch_threads)
     # Rows show up as they are measured, also when piped to a file.
     sys.stdout.reconfigure(line_buffering=True)
+    if args.backend is not None:
+        _backend.dispatch(
+            __file__,
+            sys.argv[1:],
+            args.backend,
+            timeout=args.backend_timeout,
+        )
+        return
+    if not _backend.in_backend_run() and torch_geometric is None:
+        sys.exit(
+            "The PyG comparison needs torch-geometric (pip install -e "
+            ".[bench]); `--backend` runs time our layer alone without it."
+        )
+    if _backend.in_backend_run():
+        print(
+            f"keras {keras.__version__}, backend {keras.backend.backend()}; "
+            f"{args.graphs} graphs x {args.nodes} nodes x {args.edges} "
+            f"edges, {args.features} input features, {args.units} units, "
+            f"{args.steps} steps; median of {args.repeats} repeats"
+        )
+        backend_run(args)
+        return
 
     print(
         f"keras {keras.__version__}, tensorflow {tf.__version__}, "

@@ -8,14 +8,23 @@ time and its ratio to `keras.layers.LSTM` of the same size.
     python benchmarks/lstm_variants.py                 # both sizes
     python benchmarks/lstm_variants.py --sizes small --repeats 5
     python benchmarks/lstm_variants.py --only PeepholeLSTM CoupledLSTM
+    python benchmarks/lstm_variants.py --backend all   # + ratio to TF
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import _backend  # noqa: E402
+
+if __name__ == "__main__":
+    # Before Keras is imported: with --backend, this process only launches
+    # one subprocess per backend.
+    _backend.dispatch_if_requested(__file__)
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
@@ -26,6 +35,8 @@ SIZES = {
     # name: (batch, timesteps, input features, units)
     "small": (64, 100, 64, 256),
     "large": (64, 100, 128, 512),
+    # For a quick check that it runs, e.g. on every backend.
+    "tiny": (8, 10, 8, 16),
 }
 
 
@@ -101,7 +112,7 @@ def report(size, times, params):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--sizes", nargs="+", default=list(SIZES), choices=list(SIZES)
+        "--sizes", nargs="+", default=["small", "large"], choices=list(SIZES)
     )
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument(
@@ -111,11 +122,22 @@ def main(argv=None):
         help="time only these layers (and keras.layers.LSTM), e.g. "
         "PeepholeLSTM 'LSTMVariant(NIG)'",
     )
+    _backend.add_backend_argument(parser)
     args = parser.parse_args(argv)
+    if args.backend is not None:
+        argv = sys.argv[1:] if argv is None else argv
+        _backend.dispatch(
+            __file__, argv, args.backend, timeout=args.backend_timeout
+        )
+        return
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
+    medians = {}
     for size in args.sizes:
         times, params = time_models(size, args.repeats, only=args.only)
         print(report(size, times, params), flush=True)
+        for name, samples in times.items():
+            medians[f"{size}: {name}"] = statistics.median(samples)
+    _backend.record(medians)
 
 
 if __name__ == "__main__":

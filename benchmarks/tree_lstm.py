@@ -42,15 +42,30 @@ one right after the other), which drifting load skews less.
 
     python benchmarks/tree_lstm.py                    # batch 64, ~3 minutes
     python benchmarks/tree_lstm.py --cell nary --repeats 5
+    python benchmarks/tree_lstm.py --backend all   # (a) and (c) per backend
+
+With `--backend`, each backend's subprocess times (a) and (c) only, the
+models compiled and trained with `train_on_batch` (`jit_compile="auto"`:
+XLA on JAX, where the layer takes its static-shape path; off on
+TensorFlow's CPU and on torch), and a last table gives the ratio of each
+backend to TensorFlow. (b) and (d) are TensorFlow graphs and stay out.
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+import _backend  # noqa: E402
+
+if __name__ == "__main__":
+    # Before Keras is imported: with --backend, this process only launches
+    # one subprocess per backend.
+    _backend.dispatch_if_requested(__file__)
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
@@ -215,6 +230,47 @@ def train_step_function(model, forward, signature, jit_compile=False):
     return step
 
 
+def backend_run(args):
+    """What one `--backend` subprocess times: (a) and (c), `train_on_batch`."""
+    keras.utils.set_random_seed(args.seed)
+    batches = make_batches(args)
+    models = {
+        "(a) level-batched layer": (
+            TreeClassifier(args.cell, args.units, args.embedding_dim),
+            "trees",
+        ),
+        "(c) keras.layers.LSTM": (
+            SequenceClassifier(args.units, args.embedding_dim),
+            "sequences",
+        ),
+    }
+    for model, key in models.values():
+        model.compile(
+            keras.optimizers.Adam(1e-3),
+            keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        )
+        for batch in batches:  # Traced or compiled once per batch shape.
+            model.train_on_batch(batch[key], batch["labels"])
+    times = {name: [] for name in models}
+    for _ in range(args.repeats):
+        for batch in batches:
+            for name, (model, key) in models.items():
+                start = time.perf_counter()
+                model.train_on_batch(batch[key], batch["labels"])
+                times[name].append(time.perf_counter() - start)
+    print(
+        f"ListOps, {args.cell} cell, batch {args.batch_size}, units "
+        f"{args.units}, backend {keras.backend.backend()}: train_on_batch"
+    )
+    print(f"{'train step':26s} {'median ms/step':>15s}")
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    for name, value in medians.items():
+        print(f"{name:26s} {1000 * value:15.1f}")
+    level, lstm = medians.values()
+    print(f"(a) / (c): {level / lstm:.2f}x")
+    _backend.record(medians)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -227,7 +283,19 @@ def main():
     parser.add_argument("--units", type=int, default=64)
     parser.add_argument("--embedding-dim", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    _backend.add_backend_argument(parser)
     args = parser.parse_args()
+    if args.backend is not None:
+        _backend.dispatch(
+            __file__,
+            sys.argv[1:],
+            args.backend,
+            timeout=args.backend_timeout,
+        )
+        return
+    if _backend.in_backend_run():
+        backend_run(args)
+        return
     keras.utils.set_random_seed(args.seed)
 
     batches = make_batches(args)

@@ -103,8 +103,11 @@ def mirrored_strategy(num_replicas=2):
     2
     """
     _check_num_replicas(num_replicas)
-    gpus = tf.config.list_logical_devices("GPU")
-    if len(gpus) >= num_replicas:
+    # Physical devices: listing them leaves the runtime uninitialized, so
+    # the CPU can still be split below. Listing logical devices would start
+    # it, and a fresh process could then never get two logical CPUs.
+    if len(tf.config.list_physical_devices("GPU")) >= num_replicas:
+        gpus = tf.config.list_logical_devices("GPU")
         devices = [device.name for device in gpus[:num_replicas]]
     else:
         devices = configure_cpu_replicas(num_replicas)

@@ -28,6 +28,12 @@ class KeepRunningTrialsOnReload:
     So restart a killed worker with its old ID; a trial whose worker
     never comes back stays running and the chief does not finish.
 
+    `Oracle.end_trial` saves the oracle state while the trial it ends is
+    still among the running ones, so the saved state always lists the last
+    trial ended as running: upstream, a restarted chief hands that
+    completed trial out again. The mixin reads each trial's own
+    `trial.json` instead and records a trial that ended as ended.
+
     Put it before the keras-tuner oracle class and pass the oracle to
     `keras_tuner.Tuner` (or a subclass); only the chief's oracle reloads.
 
@@ -59,6 +65,13 @@ class KeepRunningTrialsOnReload:
             queue = self._retry_queue
             last = len(queue) - 1 - queue[::-1].index(trial.trial_id)
             del queue[last]
+            if trial.status != "RUNNING":
+                # `end_trial` saves the oracle state before it removes the
+                # trial from the running ones, so the state on disk lists
+                # the last trial ended as running; its own `trial.json`,
+                # which `reload` read, says it ended.
+                self._record_end(trial)
+                continue
             self.ongoing_trials[tuner_id] = trial
             # `create_trial` saves before it records the start of the trial
             # it hands out, and the display looks that start up when the
@@ -68,3 +81,11 @@ class KeepRunningTrialsOnReload:
                 trial.trial_id, len(self.trials)
             )
         del self._running_at_reload
+
+    def _record_end(self, trial):
+        """Records an ended trial as `end_trial` would have, once."""
+        if trial.trial_id not in self.end_order:
+            self.end_order.append(trial.trial_id)
+        self._run_times[trial.trial_id] = max(
+            self._run_times[trial.trial_id], 1
+        )

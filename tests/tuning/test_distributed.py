@@ -88,3 +88,28 @@ def test_fresh_chief_is_unchanged(oracle_class, tmp_path):
     oracle = _chief_oracle(oracle_class, tmp_path)
     first = oracle.create_trial("tuner0")
     assert first.status == "RUNNING" and oracle._retry_queue == []
+
+
+def test_reload_records_last_ended_trial_as_ended(tmp_path):
+    """`end_trial` saves the oracle while the trial is still running."""
+    chief = _chief_oracle(_Oracle, tmp_path)
+    trial = chief.create_trial("tuner0")
+    chief.update_trial(trial.trial_id, {"val_loss": 0.125})
+    trial.status = "COMPLETED"
+    chief.end_trial(trial)
+    assert chief.ongoing_trials == {}
+
+    upstream = _chief_oracle(keras_tuner.oracles.RandomSearchOracle, tmp_path)
+    upstream.reload()
+    # Upstream hands the completed trial out again.
+    assert upstream._retry_queue == [trial.trial_id]
+
+    restarted = _chief_oracle(_Oracle, tmp_path)
+    restarted.reload()
+    assert restarted.ongoing_trials == {}
+    assert restarted._retry_queue == []
+    assert restarted.end_order == [trial.trial_id]
+    assert restarted._run_times[trial.trial_id] == 1
+    assert restarted.trials[trial.trial_id].score == 0.125
+    # The worker asks for its next trial and gets a new one.
+    assert restarted.create_trial("tuner0").trial_id != trial.trial_id
