@@ -5,7 +5,10 @@ import inspect
 import keras
 from keras import ops
 
-from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
+from keras_recurrent.layers._sequence_checks import built_features
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import record_features
 
 # Cell config keys that belong to the base Layer, not to the cell's math.
 _LAYER_KEYS = ("name", "trainable", "dtype")
@@ -17,9 +20,10 @@ class CellRNN(keras.layers.RNN):
     The keyword arguments that `cell_class` (or one of its bases in this
     package) accepts go to the cell, the others to `keras.layers.RNN`; the
     config is the cell's, flattened into the layer's, so `from_config` is
-    `cls(**config)`. The layer checks its inputs (rank 3, floating point),
-    makes the cell's dropout masks once per sequence before the time loop,
-    and resets them afterwards.
+    `cls(**config)`. The layer checks its inputs (rank 3, floating point,
+    the built width, at least one step; a boolean `(batch, timesteps)`
+    mask), makes the cell's dropout masks once per sequence before the time
+    loop, and resets them afterwards.
 
     Subclasses pass their cell's explicit arguments as `cell_args`, and may
     override `_loop_inputs` (what the time loop reads instead of the
@@ -75,10 +79,12 @@ class CellRNN(keras.layers.RNN):
                 "(batch, timesteps, features). "
                 f"Received: inputs.shape={sequences_shape}"
             )
+        record_features(self, sequences_shape)
         super().build(sequences_shape, initial_state_shape)
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
-        _check_float_inputs(self, sequences)
+        check_sequences(self, sequences, built_features(self))
+        check_mask(self, mask, sequences)
         cell = self.cell
         if training:
             # One mask per sequence, made before the time loop. Keras' RNN

@@ -13,6 +13,8 @@ from keras import regularizers
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._weight_options import gate_bias
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
@@ -618,6 +620,10 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         Returns:
             Tensor `(batch, timesteps, L, L)`; `[b, t, i, j]` is `g^{i→j}_t`.
         """
+        if not hasattr(sequences, "dtype"):
+            sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
+        check_sequences(self, sequences, name="sequences")
+        check_mask(self, mask, sequences)
         rnn = keras.layers.RNN(
             _GateCell(self),
             return_sequences=True,
