@@ -39,7 +39,7 @@ LAYERS = {
 }
 
 # `predict` for every case on these by default, on the others with `slow`.
-FAST_PREDICT = ("peephole", "attention_pooling")
+FAST_PREDICT = ("peephole",)
 
 
 def _replace(x=None, mask=None):
