@@ -7,6 +7,7 @@ edge types, corrupted) and the message that names it. It is run through
 the iteration with the same message.
 """
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -177,3 +178,28 @@ def test_validation_can_be_turned_off():
     dataset = tf.data.Dataset.from_tensors(bad)
     batch = next(iter(kr.graphs.padded_batch(dataset, 1, validate=False)))
     assert batch["edges"].numpy()[0, 1].tolist() == [1, 4]
+
+
+def test_a_float_node_mask_into_an_int32_model_is_truncated_by_keras():
+    # Documented in `kr.graphs.graph_inputs`: Keras casts the data to the
+    # model's int32 `node_mask` before any layer runs, so 0.5 is padding;
+    # the host-side checks refuse the float mask up front.
+    graphs = kr.graphs.encode_graphs([_graph(), _graph()])
+    inputs = kr.graphs.graph_inputs(3)
+    layer = kr.layers.GatedGraph(4, NUM_EDGE_TYPES, propagation_steps=1)
+    model = keras.Model(inputs, layer(inputs))
+    half = dict(graphs, node_mask=graphs["node_mask"].astype("float32"))
+    half["node_mask"][1, 3] = 0.5
+    zero = dict(graphs, node_mask=graphs["node_mask"].copy())
+    zero["node_mask"][1, 3] = 0
+    # Node 3 of graph 1 as padding needs its edge 2 -> 3 gone too.
+    zero["edges"] = graphs["edges"].copy()
+    zero["edges"][1, 2] = [-1, -1]
+    half["edges"] = zero["edges"]
+    predicted = model.predict(half, verbose=0)
+    np.testing.assert_array_equal(predicted, model.predict(zero, verbose=0))
+    assert np.all(predicted[1, 3] == 0)
+    with pytest.raises(ValueError, match=r"node_mask\[1, 3\]=0.5"):
+        layer(half)
+    with pytest.raises(ValueError, match=r"node_mask.dtype=float32"):
+        kr.graphs.validate_graph_tensors(**half)

@@ -6,6 +6,7 @@ a bad tree in the middle of a `tf.data` pipeline stops the iteration with
 a message that names it (the good trees before it pass).
 """
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -151,3 +152,25 @@ def test_an_integer_node_mask_counts_nonzero_as_real():
     np.testing.assert_array_equal(
         np.asarray(layer(inputs + [twos])), np.asarray(layer(inputs + [ones]))
     )
+
+
+def test_float_children_into_an_int32_model_are_truncated_by_keras():
+    # Documented in `kr.trees.tree_inputs`: Keras casts the data to the
+    # model's int32 `children` before any layer runs, so a child 1.7 is
+    # child 1; the eager layer and the host-side checks refuse floats.
+    tree = _tree()
+    inputs = kr.trees.tree_inputs(2, node_features=2)
+    layer = kr.layers.ChildSumTreeLSTM(3)
+    model = keras.Model(inputs, layer(list(inputs.values())))
+    batch = {name: value[None] for name, value in tree.items()}
+    fractional = dict(batch, children=batch["children"].astype("float32"))
+    fractional["children"][0, 2, 1] = 1.7
+    np.testing.assert_array_equal(
+        model.predict(fractional, verbose=0), model.predict(batch, verbose=0)
+    )
+    with pytest.raises(ValueError, match=r"children.dtype=float32"):
+        layer(list(fractional.values()))
+    with pytest.raises(ValueError, match=r"children.*float32"):
+        kr.trees.validate_tree_tensors(
+            fractional["children"], fractional["node_mask"]
+        )
