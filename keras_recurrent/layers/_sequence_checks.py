@@ -110,3 +110,23 @@ def max_over_time(values, axis=1):
     """`ops.max(values, axis)` that also takes a batch of 0 eagerly."""
     best = ops.expand_dims(ops.argmax(values, axis=axis), axis)
     return ops.squeeze(ops.take_along_axis(values, best, axis=axis), axis)
+
+
+def check_step_inputs(cell, inputs, features):
+    """Raises unless one step's `inputs` are `(batch, features)`.
+
+    A cell run by a plain `keras.layers.RNN` sees no sequence checks, so a
+    width other than the one it was built for would otherwise fail in a
+    matmul, with the matrix sizes only.
+    """
+    shape = tuple(inputs.shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"{type(cell).__name__} expects one step's `inputs` of rank 2 "
+            f"(batch, features). Received: inputs.shape={shape}"
+        )
+    if features is not None and shape[1] is not None and shape[1] != features:
+        raise ValueError(
+            f"{type(cell).__name__} was built for `inputs` with {features} "
+            f"features (last axis). Received: inputs.shape={shape} (one step)"
+        )

@@ -201,3 +201,26 @@ def test_gate_values_checks_its_sequences(sequences, message):
         layer.gate_values(x, mask=mask.astype("float32"))
     # The checks change nothing for good inputs.
     np.testing.assert_allclose(layer.gate_values(x, mask=mask), gates)
+
+
+@pytest.mark.parametrize(
+    "make_cell",
+    [
+        lambda: kr.layers.PeepholeLSTMCell(4),
+        lambda: kr.layers.LSTMVariantCell(4, variant="NFG"),
+        lambda: kr.layers.GatedFeedbackCell(4, num_layers=2),
+    ],
+    ids=["peephole", "lstm_variant", "gated_feedback"],
+)
+def test_a_cell_in_a_keras_rnn_names_a_width_change(make_cell):
+    # A plain `keras.layers.RNN` runs no sequence checks: the cell names
+    # the width it was built for instead of failing in a matmul.
+    rnn = keras.layers.RNN(make_cell())
+    x, mask = _data()
+    expected = np.asarray(rnn(x, mask=mask))
+    wider = np.concatenate([x, x], axis=-1)
+    with pytest.raises(
+        ValueError, match=r"built for `inputs` with 3 features.*\(2, 6\)"
+    ):
+        rnn(wider)
+    np.testing.assert_allclose(rnn(x, mask=mask), expected, atol=1e-6)
