@@ -62,6 +62,12 @@ def export_saved_model(
     The sequence input is the one feeding `Masking` or `Embedding(mask_zero=
     True)` if there is one, else the only input of rank 3 or more.
 
+    The served function checks `lengths` at run time and fails with an
+    `InvalidArgumentError` naming `lengths` and the values received when a
+    length is below 0 or above the padded length `T`, when `lengths` does
+    not hold one length per sequence, or when `T = 0`. A batch of 0
+    sequences gives outputs with a batch of 0.
+
     Args:
         model: A built `keras.Model`. Functional and `Sequential` models
             describe their inputs; subclassed models need `input_signature`.
@@ -282,6 +288,10 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
     def serve(*args):
         inputs, sequence_lengths = list(args[:-1]), args[-1]
         sequences = inputs[index]
+        with tf.control_dependencies(
+            _check_lengths(sequence_lengths, sequences)
+        ):
+            sequence_lengths = tf.identity(sequence_lengths)
         mask = tf.sequence_mask(sequence_lengths, tf.shape(sequences)[1])
         if pad_value is not None:
             broadcast_mask = mask
@@ -298,6 +308,48 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
         return model_call(inputs, masks)
 
     return serve
+
+
+def _check_lengths(sequence_lengths, sequences):
+    """Run-time assertions on the served `lengths` of `sequences`.
+
+    `tf.sequence_mask` would take any value: a negative length acts as 0 and
+    one past the padded length as the padded length. The assertions name
+    `lengths` and print the values received.
+    """
+    shape = tf.shape(sequences)
+    batch, timesteps = shape[0], shape[1]
+    return [
+        tf.debugging.assert_equal(
+            tf.shape(sequence_lengths)[0],
+            batch,
+            message=(
+                "`lengths` must hold one length per sequence (batch, ). "
+                "Received: lengths.shape[0] and the batch size"
+            ),
+        ),
+        tf.debugging.assert_positive(
+            timesteps,
+            message=(
+                "The served sequences need at least one timestep. "
+                "Received: timesteps"
+            ),
+        ),
+        tf.debugging.assert_non_negative(
+            sequence_lengths,
+            message="`lengths` must be >= 0. Received: lengths",
+            summarize=16,
+        ),
+        tf.debugging.assert_less_equal(
+            sequence_lengths,
+            timesteps,
+            message=(
+                "`lengths` must be at most the padded length (timesteps). "
+                "Received: lengths and timesteps"
+            ),
+            summarize=16,
+        ),
+    ]
 
 
 def _pack_inputs(model, flat):

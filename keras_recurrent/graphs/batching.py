@@ -6,6 +6,7 @@ import tensorflow as tf
 
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
+from keras_recurrent.graphs.validation import validate_graph_tensors
 
 
 def graph_spec(node_features, *, node_mask_dtype="int32"):
@@ -60,6 +61,8 @@ def padded_batch(
     num_nodes=None,
     num_edges=None,
     drop_remainder=False,
+    validate=True,
+    num_edge_types=None,
 ):
     """Batches a `tf.data.Dataset` of single graphs into padded graph tensors.
 
@@ -83,6 +86,16 @@ def padded_batch(
             edges; defaults to the most edges of a graph of each batch.
         drop_remainder: Whether to drop the last, smaller batch.
             Defaults to `False`.
+        validate: Whether to check every graph before it is batched, as
+            `kr.graphs.validate_graph_tensors` does (in a
+            `tf.numpy_function`): an edge outside the graph or into its
+            padding, an edge type out of range, a `node_mask` other than
+            0/1, or a NaN or infinite node input stops the iteration with
+            an `InvalidArgumentError` naming the problem, rather than reach
+            a model (where, compiled with XLA, it would only give NaN).
+            Defaults to `True`.
+        num_edge_types: Optional positive integer; with `validate`, edge
+            types must lie in `[0, num_edge_types)`.
 
     Returns:
         The batched `tf.data.Dataset`; each graph dict becomes the padded
@@ -106,6 +119,9 @@ def padded_batch(
     num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
     num_edges = check_positive_int(
         "num_edges", num_edges, allow_none=True, allow_zero=True
+    )
+    num_edge_types = check_positive_int(
+        "num_edge_types", num_edge_types, allow_none=True
     )
     spec = dataset.element_spec
     found = []
@@ -142,6 +158,10 @@ def padded_batch(
             f"with the keys {list(GRAPH_TENSOR_NAMES)}. "
             f"Received: element_spec={spec!r}"
         )
+    if validate:
+        dataset = dataset.map(
+            lambda *element: _validated(element, num_edge_types)
+        )
     return dataset.padded_batch(
         batch_size,
         padded_shapes=padded_shapes,
@@ -150,8 +170,70 @@ def padded_batch(
     )
 
 
+def _validated(element, num_edge_types):
+    """`element` with each graph's `edges` passed through the checks."""
+    element = element[0] if len(element) == 1 else element
+    graphs = []
+
+    def collect(value):
+        if _is_graph_spec(value):
+            graphs.append(value)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                collect(item)
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                collect(item)
+
+    collect(element)
+    replacements = {}
+    for graph in graphs:
+
+        def check(node_inputs, edges, edge_types, node_mask):
+            validate_graph_tensors(
+                node_inputs[None],
+                edges[None],
+                edge_types[None],
+                node_mask[None],
+                num_edge_types=num_edge_types,
+            )
+            return edges
+
+        # The checked `edges` replace the graph's own, so that the check is
+        # part of the data path (a mere control dependency can be pruned).
+        edges = graph["edges"]
+        checked = tf.numpy_function(
+            check,
+            [graph[name] for name in GRAPH_TENSOR_NAMES],
+            edges.dtype,
+            stateful=False,
+        )
+        checked.set_shape(edges.shape)
+        replacements[id(edges)] = checked
+    return tf.nest.pack_sequence_as(
+        element,
+        [
+            replacements.get(id(value), value)
+            for value in tf.nest.flatten(element)
+        ],
+    )
+
+
 def _is_graph_spec(spec):
     return isinstance(spec, Mapping) and set(GRAPH_TENSOR_NAMES) <= set(spec)
+
+
+# The dtypes a graph's tensors may have: floats would be truncated into the
+# int32 model inputs (a fractional edge silently rounded).
+_DTYPES = {
+    "node_inputs": ("floating-point", lambda dtype: dtype.is_floating),
+    "edges": ("integer", lambda dtype: dtype.is_integer),
+    "edge_types": ("integer", lambda dtype: dtype.is_integer),
+    "node_mask": (
+        "integer or boolean",
+        lambda dtype: dtype.is_integer or dtype.is_bool,
+    ),
+}
 
 
 def _graph_padding(spec, num_nodes, num_edges):
@@ -167,6 +249,18 @@ def _graph_padding(spec, num_nodes, num_edges):
                 f"A single graph's `{name}` must have rank {rank} (no batch "
                 f"axis). Received: {name} spec {spec[name]!r}"
             )
+    for name, (kind, accepts) in _DTYPES.items():
+        if not accepts(spec[name].dtype):
+            raise ValueError(
+                f"A single graph's `{name}` must be {kind}. "
+                f"Received: {name} spec {spec[name]!r}"
+            )
+    if spec["edges"].shape[-1] not in (None, 2):
+        raise ValueError(
+            "A single graph's `edges` must be `(source, target)` rows of "
+            "shape (E, 2); put edge types in `edge_types`. "
+            f"Received: edges spec {spec['edges']!r}"
+        )
     padded_shapes = {}
     padding_values = {}
     for name, component in spec.items():

@@ -52,8 +52,8 @@ def encode_graph(
 
     Raises:
         ValueError: If a node index is outside `[0, num_nodes)`, an edge type
-            is negative or not below `num_edge_types`, or the arguments do
-            not agree in shape.
+            is negative or not below `num_edge_types`, `node_inputs` holds a
+            NaN or an infinity, or the arguments do not agree in shape.
 
     Example:
 
@@ -96,6 +96,12 @@ def encode_graph(
                 "Argument `node_inputs` must be `(num_nodes, features)`. "
                 f"Received: node_inputs.shape={node_inputs.shape}"
             )
+    if node_inputs is not None and not np.isfinite(node_inputs).all():
+        bad = tuple(np.argwhere(~np.isfinite(node_inputs))[0].tolist())
+        raise ValueError(
+            "Argument `node_inputs` must be finite. Received: "
+            f"node_inputs[{bad[0]}, {bad[1]}]={node_inputs[bad].item()}"
+        )
     if num_nodes is None:
         if node_inputs is not None:
             num_nodes = node_inputs.shape[0]
@@ -277,7 +283,7 @@ def _encode_one(graph, index, num_edge_types):
         )
     if "node_mask" in graph:
         node_mask = np.asarray(graph["node_mask"])
-        if node_mask.ndim != 1 or not node_mask.astype(bool).all():
+        if node_mask.ndim != 1 or not (node_mask == 1).all():
             raise ValueError(
                 "An encoded single graph has only real nodes, so its "
                 "`node_mask` must be all ones. Received: "

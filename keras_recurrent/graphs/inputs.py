@@ -32,7 +32,9 @@ def graph_inputs(
     so float `edges` fed to the int32 `"edges"` are truncated: a row
     `(2, 2.6)` arrives as `(2, 2)`. Pass integers (as
     `kr.graphs.encode_graphs` does); `kr.graphs.validate_graph_tensors`
-    and the `tf.data` helpers refuse float edges.
+    and the `tf.data` helpers refuse float edges. Likewise a float
+    `node_mask` entry of `0.5` arrives as 0 (padding) in `fit`/`predict`
+    and in a SavedModel, while an eager call of the layers refuses it.
 
     Returns:
         A dict of `KerasTensor`s: `"node_inputs"` float32 `(batch, N, D)`,

@@ -34,9 +34,10 @@ def validate_graph_tensors(
 
     Raises:
         ValueError: If a shape or dtype is wrong, `node_mask` holds a value
-            other than 0 and 1, or a real edge has an index outside
-            `[0, N)`, joins a padding node, or has a type out of range; the
-            message names the graph and the edge or node.
+            other than 0 and 1, a real edge has an index outside `[0, N)`,
+            joins a padding node, or has a type out of range, or a real
+            node has a NaN or infinite input; the message names the graph
+            and the edge or node.
 
     Example:
 
@@ -78,6 +79,8 @@ def validate_graph_tensors(
         problem = find_edge_problem(
             edges, edge_types, node_mask, num_edge_types
         )
+    if problem is None:
+        problem = find_node_inputs_problem(node_inputs, node_mask)
     if problem is not None:
         raise ValueError(problem)
 
@@ -160,6 +163,23 @@ def find_edge_problem(edges, edge_types, node_mask, num_edge_types=None):
             f"edge_types[{graph}, {edge}]={int(edge_types[graph, edge])}"
         )
     return None
+
+
+def find_node_inputs_problem(node_inputs, node_mask):
+    """Describes the first NaN or infinite input of a real node, or `None`.
+
+    A model would propagate it along every edge of the graph, to a NaN
+    output that no error explains.
+    """
+    bad = ~np.isfinite(node_inputs) & (node_mask != 0)[..., None]
+    if not bad.any():
+        return None
+    graph, node, feature = np.argwhere(bad)[0]
+    value = node_inputs[graph, node, feature].item()
+    return (
+        "`node_inputs` of real nodes must be finite. "
+        f"Received: node_inputs[{graph}, {node}, {feature}]={value}"
+    )
 
 
 def find_node_mask_problem(node_mask):

@@ -3,7 +3,10 @@
 import keras
 from keras import ops
 
-from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
+from keras_recurrent.layers._sequence_checks import built_features
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import record_features
 
 # Cell config keys that belong to the base Layer, not to the cell's math.
 _LAYER_KEYS = ("name", "trainable", "dtype")
@@ -16,9 +19,10 @@ class CellRNN(keras.layers.RNN):
     `keras.layers.LSTM` does) and pass them as `cell_args`; the remaining
     keyword arguments go to `keras.layers.RNN`. The config is the cell's,
     flattened into the layer's, so `from_config` is `cls(**config)`, and
-    each cell argument is a read-only property of the layer. The layer checks
-    its inputs (rank 3, floating point), makes the cell's dropout masks once
-    per sequence before the time loop, and resets them afterwards.
+    each cell argument is a read-only property of the layer. The layer
+    checks its inputs (rank 3, floating point, the built width, at least one
+    step; a boolean `(batch, timesteps)` mask), makes the cell's dropout
+    masks once per sequence before the time loop, and resets them afterwards.
 
     Subclasses may override `_loop_inputs` (what the time loop reads instead
     of the sequences) and `_end_call` (cleanup after the loop).
@@ -62,10 +66,12 @@ class CellRNN(keras.layers.RNN):
                 "(batch, timesteps, features). "
                 f"Received: inputs.shape={sequences_shape}"
             )
+        record_features(self, sequences_shape)
         super().build(sequences_shape, initial_state_shape)
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
-        _check_float_inputs(self, sequences)
+        check_sequences(self, sequences, built_features(self))
+        check_mask(self, mask, sequences)
         cell = self.cell
         if training:
             # One mask per sequence, made before the time loop. Keras' RNN

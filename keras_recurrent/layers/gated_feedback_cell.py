@@ -14,6 +14,9 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import check_step_inputs
 from keras_recurrent.layers._weight_options import gate_bias
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
@@ -435,6 +438,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
 
     def call(self, inputs, states, training=False):
         _check_float_inputs(self, inputs)
+        if not getattr(self, "_inputs_projected", False):
+            # (`GatedFeedbackRNN` hands the cell projected inputs.)
+            check_step_inputs(self, inputs, self.input_widths[0])
         output, new_states, _ = self.step(inputs, states, training=training)
         return output, new_states
 
@@ -611,6 +617,10 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         Returns:
             Tensor `(batch, timesteps, L, L)`; `[b, t, i, j]` is `g^{i→j}_t`.
         """
+        if not hasattr(sequences, "dtype"):
+            sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
+        check_sequences(self, sequences, name="sequences")
+        check_mask(self, mask, sequences)
         rnn = keras.layers.RNN(
             _GateCell(self),
             return_sequences=True,

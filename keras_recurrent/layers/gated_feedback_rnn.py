@@ -4,6 +4,9 @@ import keras
 from keras import ops
 
 from keras_recurrent.layers._cell_rnn import CellRNN
+from keras_recurrent.layers._sequence_checks import built_features
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers.gated_feedback_cell import GatedFeedbackCell
 
 
@@ -223,6 +226,10 @@ class GatedFeedbackRNN(CellRNN):
             `[b, t, i, j]` is `g^{i→j}_t` (all ones for `feedback="fixed"`,
             the identity for `"none"`).
         """
+        if not hasattr(sequences, "dtype"):
+            sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
+        check_sequences(self, sequences, built_features(self), name="sequences")
+        check_mask(self, mask, sequences)
         sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         if not self.built:
             self.build(tuple(sequences.shape))

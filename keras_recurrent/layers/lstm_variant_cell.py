@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._sequence_checks import check_step_inputs
 from keras_recurrent.layers._weight_options import gate_bias
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers._weight_options import serialize_weight_options
@@ -357,6 +358,7 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
         _check_float_inputs(self, inputs)
+        check_step_inputs(self, inputs, self.kernel.shape[0])
         if training and self.dropout > 0:
             inputs = inputs * self.get_dropout_mask(inputs)
         z = ops.matmul(inputs, self.kernel)

@@ -5,6 +5,10 @@ from keras import constraints
 from keras import initializers
 from keras import regularizers
 
+from keras_recurrent.layers._sequence_checks import built_features
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import record_features
 from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
@@ -216,6 +220,7 @@ class ResidualStack(keras.layers.Layer):
 
     def build(self, input_shape):
         shape = _check_input_shape(self, input_shape)
+        record_features(self, shape)
         # One entry per RNN, `None` where there is no such sublayer.
         self.layer_norms = []
         self.projections = []
@@ -260,6 +265,8 @@ class ResidualStack(keras.layers.Layer):
             self.last_step.build(shape)
 
     def call(self, inputs, mask=None, training=None):
+        check_sequences(self, inputs, built_features(self))
+        check_mask(self, mask, inputs)
         outputs = inputs
         for rnn, norm, projection in zip(
             self.rnn_layers, self.layer_norms, self.projections

@@ -7,6 +7,10 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_option
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import last_valid_step
+from keras_recurrent.layers._sequence_checks import max_over_time
 from keras_recurrent.layers._weight_options import serialize_weight_options
 
 MODES = ("last", "mean", "max", "attention")
@@ -188,16 +192,13 @@ class SequencePooling(keras.layers.Layer):
         )
 
     def call(self, inputs, mask=None):
+        features = self.kernel.shape[0] if self.mode == "attention" else None
+        check_sequences(self, inputs, features)
+        check_mask(self, mask, inputs)
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
         else:
             mask = ops.convert_to_tensor(mask)
-            if len(mask.shape) != 2:
-                raise ValueError(
-                    f"{type(self).__name__} expects a `mask` of rank 2 "
-                    f"(batch, timesteps). Received: mask.shape={mask.shape}"
-                )
-            mask = ops.cast(mask, "bool")
         valid = ops.expand_dims(mask, -1)
         # Zeroed, not multiplied by the mask: 0 * inf would be NaN.
         clean = ops.where(valid, inputs, ops.zeros_like(inputs))
@@ -207,7 +208,7 @@ class SequencePooling(keras.layers.Layer):
             steps = ops.arange(ops.shape(inputs)[1], dtype="int32")
             steps = ops.expand_dims(steps, 0)
             # -1 for a fully masked row, which then matches no step.
-            last = ops.max(ops.where(mask, steps, -1), axis=1, keepdims=True)
+            last = last_valid_step(mask)
             is_last = ops.expand_dims(ops.equal(steps, last), -1)
             return ops.sum(ops.where(is_last, clean, 0), axis=1)
 
@@ -219,7 +220,7 @@ class SequencePooling(keras.layers.Layer):
 
         if self.mode == "max":
             lowest = ops.full_like(inputs, float("-inf"))
-            maximum = ops.max(ops.where(valid, inputs, lowest), axis=1)
+            maximum = max_over_time(ops.where(valid, inputs, lowest))
             return ops.where(has_valid, maximum, ops.zeros_like(maximum))
 
         hidden = ops.tanh(ops.matmul(clean, self.kernel) + self.bias)

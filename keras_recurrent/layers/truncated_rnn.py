@@ -4,6 +4,11 @@ import keras
 from keras import ops
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._sequence_checks import built_features
+from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import last_valid_step
+from keras_recurrent.layers._sequence_checks import record_features
 
 # Settings of the wrapped layer that do not make sense per window.
 _UNSUPPORTED_RNN_SETTINGS = (
@@ -120,6 +125,7 @@ class TruncatedRNN(keras.layers.Layer):
                 "The last dimension of `inputs` must be defined. "
                 f"Received: inputs.shape={input_shape}"
             )
+        record_features(self, input_shape)
         if not self.rnn_layer.built:
             self.rnn_layer.build((None, self.window, input_shape[-1]))
 
@@ -139,21 +145,20 @@ class TruncatedRNN(keras.layers.Layer):
         return mask if self.return_sequences else None
 
     def call(self, inputs, mask=None, training=None):
+        check_sequences(self, inputs, built_features(self))
+        check_mask(self, mask, inputs)
         window = self.window
         shape = ops.shape(inputs)
         batch, timesteps, features = shape[0], shape[1], inputs.shape[-1]
         if mask is None:
             mask = ops.ones((batch, timesteps), dtype="bool")
-        else:
-            mask = ops.cast(mask, "bool")
         steps = ops.arange(timesteps, dtype="int32")
 
         # `ends[b, n]`: the step at which window `n` of sequence `b` ends.
         if self.return_sequences:
             ends = ops.broadcast_to(steps[None, :], (batch, timesteps))
         else:
-            valid_steps = ops.where(mask, steps[None, :], -1)
-            ends = ops.max(valid_steps, axis=1, keepdims=True)
+            ends = last_valid_step(mask)
 
         # `window` padding steps in front: step `s` sits at `s + window`, and
         # the window ending at `e` covers `e + 1, ..., e + window`.

@@ -2,6 +2,8 @@
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from keras_recurrent._checks import check_positive_int
 
 # The keys of one tree as `encode_tree` makes it; `node_inputs` (float
@@ -99,7 +101,8 @@ def padded_batch(
         drop_remainder: Whether to drop the last, smaller batch (of each
             bucket). Defaults to `False`.
         validate: Whether to check every tree before it is batched, as
-            `kr.trees.validate_tree_tensors` does (in a
+            `kr.trees.validate_tree_tensors` does, and that float
+            `node_inputs` of real nodes are finite (in a
             `tf.numpy_function`): a bad tree stops the iteration with an
             `InvalidArgumentError` naming the problem, rather than reach a
             model (where, compiled with XLA, it would only give NaN).
@@ -227,15 +230,33 @@ def _validated(*element):
     element = element[0] if len(element) == 1 else element
     tree = _find_tree(element)
 
-    def check(children, node_mask):
+    def check(children, node_mask, *node_inputs):
         validate_tree_tensors(children[None], node_mask[None])
+        for values in node_inputs:
+            real = (node_mask != 0).reshape((-1,) + (1,) * (values.ndim - 1))
+            bad = ~np.isfinite(values) & real
+            if bad.any():
+                index = tuple(np.argwhere(bad)[0].tolist())
+                raise ValueError(
+                    "`node_inputs` of real nodes must be finite. Received: "
+                    f"node_inputs{list(index)}={values[index].item()}"
+                )
         return children
 
     # The checked `children` replace the tree's own, so that the check is
     # part of the data path (a mere control dependency was pruned).
     children = tree["children"]
+    node_inputs = tree.get("node_inputs")
+    extra = (
+        [node_inputs]
+        if node_inputs is not None and node_inputs.dtype.is_floating
+        else []
+    )
     checked = tf.numpy_function(
-        check, [children, tree["node_mask"]], children.dtype, stateful=False
+        check,
+        [children, tree["node_mask"], *extra],
+        children.dtype,
+        stateful=False,
     )
     checked.set_shape(children.shape)
     return tf.nest.pack_sequence_as(

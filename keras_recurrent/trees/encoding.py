@@ -161,6 +161,7 @@ def from_parents(
     >>> kr.trees.from_parents([2, 2, -1], ["a", "b", "+"])
     (['a', 'b', '+'], [[], [], [0, 1]])
     """
+    _check_whole_numbers("parents", np.asarray(parents).reshape(-1))
     parents = [int(parent) for parent in np.asarray(parents).reshape(-1)]
     num_nodes = len(parents)
     labels = list(range(num_nodes)) if labels is None else list(labels)
@@ -265,6 +266,13 @@ def encode_tree(
     )
     if _is_node_list(tree):
         labels, children = tree
+        if not len(labels):
+            raise ValueError(
+                "Argument `tree` must have at least one node. "
+                f"Received: tree={tree!r}"
+            )
+        for node, kids in enumerate(children):
+            _check_whole_numbers(f"children[{node}]", np.asarray(kids))
     else:
         labels, children = post_order(
             tree,
@@ -299,6 +307,24 @@ def encode_tree(
         "children": array,
         "node_mask": np.ones(len(labels), dtype="int32"),
     }
+
+
+def _check_whole_numbers(name, values):
+    """Raises unless `values` (a NumPy array) holds only whole numbers.
+
+    `int()` would truncate a child or parent index of `1.7` to `1`, which
+    is then silently another node.
+    """
+    if values.size == 0 or np.issubdtype(values.dtype, np.integer):
+        return
+    numeric = np.issubdtype(values.dtype, np.floating)
+    whole = numeric and bool(np.all(np.isfinite(values)))
+    whole = whole and bool(np.all(values == np.floor(values)))
+    if not whole:
+        raise ValueError(
+            f"Argument `{name}` must hold integer node indices. "
+            f"Received: {name}={values.tolist()}"
+        )
 
 
 def encode_trees(

@@ -26,6 +26,13 @@ def tree_inputs(num_children, *, num_nodes=None, node_features=None):
         `(batch, N)` (int32, not bool: Keras 3's `fit` under
         `MirroredStrategy` cannot take boolean inputs).
 
+    Keras casts the data of an input to its dtype before any layer runs,
+    so float `children` fed to the int32 `"children"` are truncated (a
+    child `1.7` arrives as `1`) and a float `node_mask` of `0.5` arrives
+    as 0 (padding). Pass integers (as `kr.trees.encode_trees` does);
+    `kr.trees.validate_tree_tensors`, `kr.trees.padded_batch` and an eager
+    call of the layers refuse float `children` and `node_mask`.
+
     Example:
 
     >>> inputs = kr.trees.tree_inputs(2)

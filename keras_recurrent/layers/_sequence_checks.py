@@ -1,0 +1,132 @@
+"""Checks of the `(batch, timesteps, features)` inputs of the sequence layers.
+
+Everything here is static (rank, dtype, the sizes known when tracing), so it
+runs eagerly, when `predict`/`fit` trace a model, and under XLA alike, and
+raises a plain `ValueError` naming the argument and the value received.
+"""
+
+import keras
+from keras import ops
+
+
+def check_sequences(layer, sequences, features=None, *, name="inputs"):
+    """Raises unless `sequences` is a float `(batch, timesteps, features)`.
+
+    Args:
+        layer: The layer checking its input (its class names the error).
+        sequences: The tensor to check.
+        features: The last-axis size the layer was built for; `None` when
+            unknown (not built, or the layer takes any width).
+        name: The argument's name in the error.
+    """
+    layer_name = type(layer).__name__
+    shape = tuple(sequences.shape)
+    if len(shape) != 3:
+        raise ValueError(
+            f"{layer_name} expects `{name}` of rank 3 "
+            f"(batch, timesteps, features). Received: {name}.shape={shape}"
+        )
+    dtype = keras.backend.standardize_dtype(sequences.dtype)
+    if "float" not in dtype:
+        raise ValueError(
+            f"{layer_name} expects floating-point `{name}` (embed integer "
+            "tokens first, e.g. with `keras.layers.Embedding`). "
+            f"Received: {name}.dtype={dtype}"
+        )
+    if features is not None and shape[2] is not None and shape[2] != features:
+        raise ValueError(
+            f"{layer_name} was built for `{name}` with {features} features "
+            f"(last axis). Received: {name}.shape={shape}"
+        )
+    if shape[1] == 0:
+        raise ValueError(
+            f"{layer_name} needs at least one timestep. "
+            f"Received: {name}.shape={shape}"
+        )
+
+
+def check_mask(layer, mask, sequences):
+    """Raises unless `mask` is `None` or a boolean `(batch, timesteps)`
+    tensor that agrees with the known sizes of `sequences`.
+
+    A float or integer mask is refused rather than cast: `0.5` would count
+    as a real step in one code path and as padding in another.
+    """
+    if isinstance(mask, (list, tuple)):
+        mask = mask[0] if mask else None
+    if mask is None:
+        return
+    layer_name = type(layer).__name__
+    if not hasattr(mask, "shape") or not hasattr(mask, "dtype"):
+        mask = ops.convert_to_tensor(mask)
+    shape = tuple(mask.shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"{layer_name} expects a `mask` of rank 2 (batch, timesteps). "
+            f"Received: mask.shape={shape}"
+        )
+    dtype = keras.backend.standardize_dtype(mask.dtype)
+    if dtype != "bool":
+        raise ValueError(
+            f"{layer_name} expects a boolean `mask` (True at real steps), "
+            "such as `keras.layers.Masking` or `Embedding(mask_zero=True)` "
+            f"make; cast 0/1 masks with `ops.cast(mask, 'bool')`. "
+            f"Received: mask.dtype={dtype}"
+        )
+    expected = tuple(sequences.shape)[:2]
+    for axis, (got, want) in enumerate(zip(shape, expected)):
+        if got is not None and want is not None and got != want:
+            raise ValueError(
+                f"{layer_name} expects a `mask` of shape (batch, timesteps) "
+                f"= {expected} (axis {axis} differs). Received: "
+                f"mask.shape={shape} for inputs.shape={tuple(sequences.shape)}"
+            )
+
+
+def built_features(layer):
+    """The last-axis size `layer.build` recorded, or `None`."""
+    return getattr(layer, "_built_sequence_features", None)
+
+
+def record_features(layer, input_shape):
+    """Records the last-axis size of the shape `layer` is built with."""
+    features = tuple(input_shape)[-1] if input_shape else None
+    layer._built_sequence_features = features
+
+
+def last_valid_step(mask):
+    """The index of each row's last `True` step, `(batch, 1)`; -1 if none.
+
+    An `argmax`, not `ops.max`: eagerly, `ops.max` refuses an empty tensor,
+    so a batch of 0 sequences would fail where a traced call passes.
+    """
+    steps = ops.arange(ops.shape(mask)[1], dtype="int32")[None, :]
+    latest = ops.argmax(ops.where(mask, steps, -1), axis=1)
+    latest = ops.expand_dims(ops.cast(latest, "int32"), 1)
+    return ops.where(ops.any(mask, axis=1, keepdims=True), latest, -1)
+
+
+def max_over_time(values, axis=1):
+    """`ops.max(values, axis)` that also takes a batch of 0 eagerly."""
+    best = ops.expand_dims(ops.argmax(values, axis=axis), axis)
+    return ops.squeeze(ops.take_along_axis(values, best, axis=axis), axis)
+
+
+def check_step_inputs(cell, inputs, features):
+    """Raises unless one step's `inputs` are `(batch, features)`.
+
+    A cell run by a plain `keras.layers.RNN` sees no sequence checks, so a
+    width other than the one it was built for would otherwise fail in a
+    matmul, with the matrix sizes only.
+    """
+    shape = tuple(inputs.shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"{type(cell).__name__} expects one step's `inputs` of rank 2 "
+            f"(batch, features). Received: inputs.shape={shape}"
+        )
+    if features is not None and shape[1] is not None and shape[1] != features:
+        raise ValueError(
+            f"{type(cell).__name__} was built for `inputs` with {features} "
+            f"features (last axis). Received: inputs.shape={shape} (one step)"
+        )

@@ -1,0 +1,122 @@
+"""Bad requests to a served sequence model (`lengths=True`): one table.
+
+Each case sends one request to the SavedModel's signature, loaded with
+plain TensorFlow, and must get an error naming the input and the value
+(run-time assertions for `lengths`, the signature's specs for shapes and
+dtypes); the good requests around them pin the numbers.
+"""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_recurrent as kr
+
+STEPS, FEATURES = 5, 3
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    keras.utils.set_random_seed(0)
+    frames = keras.Input((None, FEATURES), name="frames")
+    outputs = kr.layers.PeepholeLSTM(2, name="rnn")(
+        keras.layers.Masking()(frames)
+    )
+    model = keras.Model(frames, outputs)
+    path = str(tmp_path_factory.mktemp("served") / "model")
+    kr.export.export_saved_model(model, path, lengths=True)
+    serve = tf.saved_model.load(path).signatures["serve"]
+
+    def call(frames, lengths):
+        return next(iter(serve(frames=frames, lengths=lengths).values()))
+
+    return model, call
+
+
+def _request():
+    x = np.random.default_rng(1).normal(size=(2, STEPS, FEATURES))
+    return x.astype("float32"), np.array([STEPS, 2], "int32")
+
+
+def _frames(make):
+    def corrupt(x, lengths):
+        return make(x), lengths
+
+    return corrupt
+
+
+def _lengths(values):
+    def corrupt(x, lengths):
+        return x, np.array(values, "int32")
+
+    return corrupt
+
+
+INVALID = tf.errors.InvalidArgumentError
+
+# name: (corruption of (frames, lengths), error class, regex).
+CASES = {
+    "negative length": (
+        _lengths([-3, 2]),
+        INVALID,
+        r"`lengths` must be >= 0.*\[-3 2\]",
+    ),
+    "length past T": (
+        _lengths([9, 2]),
+        INVALID,
+        r"`lengths` must be at most the padded length.*\[9 2\].*5",
+    ),
+    "one length too many": (
+        _lengths([5, 2, 1]),
+        INVALID,
+        r"`lengths` must hold one length per sequence.*3.*2",
+    ),
+    "T = 0": (
+        lambda x, lengths: (x[:, :0], np.zeros(2, "int32")),
+        INVALID,
+        r"at least one timestep",
+    ),
+    "frames rank 2": (
+        _frames(lambda x: x[..., 0]),
+        TypeError,
+        r"name='frames'",
+    ),
+    "frames width 4": (
+        _frames(lambda x: np.ones((2, STEPS, 4), "float32")),
+        TypeError,
+        r"shape=\(2, 5, 4\).*name='frames'",
+    ),
+    "int32 tensor frames": (
+        _frames(lambda x: tf.constant(x.astype("int32"))),
+        TypeError,
+        r"tf.int32.*name='frames'",
+    ),
+}
+
+
+def test_good_requests_give_the_masked_model_numbers(served):
+    model, call = served
+    x, lengths = _request()
+    mask = np.arange(STEPS)[None, :] < lengths[:, None]
+    expected = np.asarray(model(np.where(mask[..., None], x, 0.0)))
+    np.testing.assert_allclose(call(x, lengths), expected, atol=1e-5)
+    # A length of 0 is the zero state; a batch of 0 gives 0 outputs.
+    zero = call(x, np.array([0, 2], "int32")).numpy()
+    np.testing.assert_allclose(zero[0], 0.0)
+    np.testing.assert_allclose(zero[1], expected[1], atol=1e-5)
+    assert call(x[:0], lengths[:0]).shape == (0, 2)
+    # NumPy values are converted to the signature's dtype, as TensorFlow
+    # converts any NumPy argument: integer frames act as their float values.
+    rounded = np.round(x)
+    np.testing.assert_allclose(
+        call(rounded.astype("int32"), lengths), call(rounded, lengths)
+    )
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_requests_name_the_input(case, served):
+    _, call = served
+    corrupt, error, message = CASES[case]
+    with pytest.raises(error, match=message):
+        call(*corrupt(*_request()))

@@ -1,0 +1,226 @@
+"""Every bad input of the sequence layers, eagerly and in `predict`.
+
+One table: each case corrupts a small batch `(B, T, D) = (2, 5, 3)` and its
+boolean mask, and every sequence layer family (a `CellRNN`, the GF-RNN, the
+wrappers, the pooling) must answer with a `ValueError` naming the argument
+and the value, at trace time. Through a SavedModel, the signature's fixed
+specs stop these before the model (see `tests/export`).
+"""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_recurrent as kr
+
+BATCH, STEPS, FEATURES = 2, 5, 3
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(BATCH, STEPS, FEATURES)).astype("float32")
+    mask = np.ones((BATCH, STEPS), bool)
+    mask[1, 3:] = False
+    return x, mask
+
+
+LAYERS = {
+    "peephole": lambda: kr.layers.PeepholeLSTM(4),
+    "lstm_variant": lambda: kr.layers.LSTMVariant(4, variant="NIG"),
+    "gated_feedback": lambda: kr.layers.GatedFeedbackRNN(4, num_layers=2),
+    "residual_stack": lambda: kr.layers.ResidualStack(
+        [kr.layers.PeepholeLSTM(3, return_sequences=True)]
+    ),
+    "truncated": lambda: kr.layers.TruncatedRNN(
+        kr.layers.PeepholeLSTM(4), window=2
+    ),
+    "attention_pooling": lambda: kr.layers.SequencePooling("attention"),
+}
+
+# `predict` for every case on these by default, on the others with `slow`.
+FAST_PREDICT = ("peephole",)
+
+
+def _replace(x=None, mask=None):
+    def corrupt(inputs, base_mask):
+        return (
+            inputs if x is None else x(inputs),
+            base_mask if mask is None else mask(base_mask),
+        )
+
+    return corrupt
+
+
+# name: (corruption of (x, mask), regex of the `ValueError`).
+CASES = {
+    "rank 2": (
+        _replace(x=lambda x: x[..., 0]),
+        r"`inputs` of rank 3.*Received: inputs.shape=\(2, 5\)",
+    ),
+    "rank 4": (
+        _replace(x=lambda x: x[..., None]),
+        r"`inputs` of rank 3.*Received: inputs.shape=\(2, 5, 3, 1\)",
+    ),
+    "int token ids": (
+        _replace(x=lambda x: np.ones(x.shape, "int32")),
+        r"floating-point `inputs`.*Received: inputs.dtype=int32",
+    ),
+    "width differs from build": (
+        _replace(x=lambda x: np.concatenate([x, x], -1)),
+        r"built for `inputs` with 3 features.*inputs.shape=\(2, 5, 6\)",
+    ),
+    "T = 0": (
+        _replace(x=lambda x: x[:, :0], mask=lambda m: m[:, :0]),
+        r"at least one timestep.*inputs.shape=\(2, 0, 3\)",
+    ),
+    "mask rank 3": (
+        _replace(mask=lambda m: m[..., None]),
+        r"`mask` of rank 2.*mask.shape=\(2, 5, 1\)",
+    ),
+    "mask shorter": (
+        _replace(mask=lambda m: m[:, :4]),
+        r"`mask` of shape.*\(2, 5\).*mask.shape=\(2, 4\)",
+    ),
+    "float mask 0.5": (
+        _replace(mask=lambda m: np.where(m, 0.5, 0.0).astype("float32")),
+        r"boolean `mask`.*Received: mask.dtype=float32",
+    ),
+    "int mask": (
+        _replace(mask=lambda m: m.astype("int32")),
+        r"boolean `mask`.*Received: mask.dtype=int32",
+    ),
+}
+
+
+class MaskedModel(keras.Model):
+    """Runs a layer on `(x, mask)`, built with the good shapes first."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.sequence_layer = layer
+
+    def call(self, inputs):
+        x, mask = inputs
+        return self.sequence_layer(x, mask=mask)
+
+
+def _built(kind):
+    layer = LAYERS[kind]()
+    x, mask = _data()
+    expected = np.asarray(layer(x, mask=mask))
+    return layer, expected
+
+
+def _run(mode, layer, x, mask):
+    if mode == "eager":
+        return np.asarray(layer(x, mask=mask))
+    return MaskedModel(layer).predict((x, mask), verbose=0, batch_size=BATCH)
+
+
+def _params():
+    for kind in sorted(LAYERS):
+        for mode in ("eager", "predict"):
+            marks = ()
+            if mode == "predict" and kind not in FAST_PREDICT:
+                marks = (pytest.mark.slow,)
+            yield pytest.param(kind, mode, id=f"{kind}-{mode}", marks=marks)
+
+
+@pytest.mark.parametrize("kind,mode", list(_params()))
+def test_bad_sequence_inputs_name_the_argument(kind, mode):
+    layer, expected = _built(kind)
+    x, mask = _data()
+    # The good batch runs in this mode, with the eager numbers.
+    np.testing.assert_allclose(_run(mode, layer, x, mask), expected, atol=1e-5)
+    for case, (corrupt, message) in CASES.items():
+        bad_x, bad_mask = corrupt(*_data())
+        if case == "T = 0" and mode == "predict":
+            # Keras' data adapter stops first, naming the empty input.
+            with pytest.raises(ValueError):
+                _run(mode, layer, bad_x, bad_mask)
+            continue
+        with pytest.raises(ValueError, match=message):
+            _run(mode, layer, bad_x, bad_mask)
+        # The layer is unharmed: the good batch still gives its numbers.
+    np.testing.assert_allclose(_run(mode, layer, x, mask), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(kind, marks=pytest.mark.slow)  # tracing the GF-RNN: ~60 s
+        if kind == "gated_feedback"
+        else kind
+        for kind in sorted(LAYERS)
+    ],
+)
+def test_an_empty_batch_gives_empty_outputs_eagerly_and_traced(kind):
+    layer, expected = _built(kind)
+    x, mask = _data()
+    eager = np.asarray(layer(x[:0], mask=mask[:0]))
+    traced = tf.function(lambda x, m: layer(x, mask=m))(x[:0], mask[:0])
+    assert eager.shape == tuple(traced.shape) == (0,) + expected.shape[1:]
+
+
+@pytest.mark.parametrize("mode", ["last", "max", "mean"])
+def test_pooling_an_empty_batch(mode):
+    # `ops.max` refuses an empty tensor eagerly; the pooling does not use it.
+    x, mask = _data()
+    layer = kr.layers.SequencePooling(mode)
+    assert np.asarray(layer(x[:0], mask=mask[:0])).shape == (0, FEATURES)
+    # ... and keeps the numbers of a plain maximum / last step.
+    pooled = np.asarray(layer(x, mask=mask))
+    last_steps = [STEPS - 1, 2]
+    if mode == "last":
+        wanted = x[np.arange(BATCH), last_steps]
+    elif mode == "max":
+        wanted = np.stack([x[b, : s + 1].max(0) for b, s in enumerate([4, 2])])
+    else:
+        wanted = np.stack([x[b, : s + 1].mean(0) for b, s in enumerate([4, 2])])
+    np.testing.assert_allclose(pooled, wanted, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "sequences,message",
+    [
+        (np.ones((2, 5), "int32"), r"`sequences` of rank 3.*shape=\(2, 5\)"),
+        (np.ones((2, 5, 3), "int32"), r"floating-point.*dtype=int32"),
+        (np.ones((2, 5, 4), "float32"), r"built for `sequences` with 3"),
+    ],
+    ids=["token ids", "int", "width"],
+)
+def test_gate_values_checks_its_sequences(sequences, message):
+    layer = kr.layers.GatedFeedbackRNN(4, num_layers=2)
+    x, mask = _data()
+    gates = np.asarray(layer.gate_values(x, mask=mask))
+    assert gates.shape == (BATCH, STEPS, 2, 2)
+    with pytest.raises(ValueError, match=message):
+        layer.gate_values(sequences)
+    with pytest.raises(ValueError, match="boolean `mask`"):
+        layer.gate_values(x, mask=mask.astype("float32"))
+    # The checks change nothing for good inputs.
+    np.testing.assert_allclose(layer.gate_values(x, mask=mask), gates)
+
+
+@pytest.mark.parametrize(
+    "make_cell",
+    [
+        lambda: kr.layers.PeepholeLSTMCell(4),
+        lambda: kr.layers.LSTMVariantCell(4, variant="NFG"),
+        lambda: kr.layers.GatedFeedbackCell(4, num_layers=2),
+    ],
+    ids=["peephole", "lstm_variant", "gated_feedback"],
+)
+def test_a_cell_in_a_keras_rnn_names_a_width_change(make_cell):
+    # A plain `keras.layers.RNN` runs no sequence checks: the cell names
+    # the width it was built for instead of failing in a matmul.
+    rnn = keras.layers.RNN(make_cell())
+    x, mask = _data()
+    expected = np.asarray(rnn(x, mask=mask))
+    wider = np.concatenate([x, x], axis=-1)
+    with pytest.raises(
+        ValueError, match=r"built for `inputs` with 3 features.*\(2, 6\)"
+    ):
+        rnn(wider)
+    np.testing.assert_allclose(rnn(x, mask=mask), expected, atol=1e-6)
