@@ -8,9 +8,14 @@ weights to the `.npz` file `RESULT`. Killed and restarted with the same
 arguments, it resumes from the backup.
 
 `KIND` is "peephole" (a `PeepholeLSTM`), "tree" (a `ChildSumTreeLSTM`) or
-"ballast" (the `PeepholeLSTM` model with 256 MB of non-trainable zeros, so
-that a backup takes long enough to be killed while it is written).
+"ballast" (the `PeepholeLSTM` model with 128 MB of non-trainable zeros, so
+that a backup takes long enough to be killed while it is written; one
+epoch).
 `--upstream` uses `keras.callbacks.BackupAndRestore` instead.
+
+`child` is the same for a process forked from a `multiprocessing`
+forkserver that has imported this module, as the tests do: TensorFlow is
+then imported once, not for every process.
 """
 
 import os
@@ -34,7 +39,7 @@ def _peephole_data(rng):
 class _Ballast(keras.layers.Layer):
     def build(self, input_shape):
         self.ballast = self.add_weight(
-            shape=(64 * 2**20,), initializer="zeros", trainable=False
+            shape=(32 * 2**20,), initializer="zeros", trainable=False
         )
 
     def call(self, inputs):
@@ -74,8 +79,16 @@ def _tree_data(rng):
 
 
 class _Heartbeat(keras.callbacks.Callback):
+    def __init__(self, beat):
+        super().__init__()
+        self.beat = beat
+
     def on_train_batch_end(self, batch, logs=None):
-        print("batch", flush=True)
+        self.beat()
+
+
+def _print_batch():
+    print("batch", flush=True)
 
 
 _MODELS = {
@@ -85,8 +98,11 @@ _MODELS = {
 }
 
 
-def train(kind, backup_dir, save_freq=1, upstream=False):
-    """Trains from the backup in `backup_dir` (if any); the final weights."""
+def train(kind, backup_dir, save_freq=1, upstream=False, beat=_print_batch):
+    """Trains from the backup in `backup_dir` (if any); the final weights.
+
+    `beat()` is called at the end of each batch, before the backup.
+    """
     keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
     x, model = _MODELS[kind](rng)
@@ -104,17 +120,32 @@ def train(kind, backup_dir, save_freq=1, upstream=False):
         x,
         y,
         batch_size=BATCH_SIZE,
-        epochs=EPOCHS,
+        epochs=1 if kind == "ballast" else EPOCHS,
         shuffle=False,
         verbose=0,
-        callbacks=[_Heartbeat(), backup],
+        callbacks=[_Heartbeat(beat), backup],
     )
     return model.get_weights()
+
+
+def _save_result(weights, result):
+    temporary = result + ".tmp.npz"
+    np.savez(temporary, *weights)
+    os.replace(temporary, result)
+
+
+def child(kind, backup_dir, result, connection, upstream=False):
+    """`train` in a process forked by a test: beats sent to `connection`."""
+    weights = train(
+        kind,
+        backup_dir,
+        upstream=upstream,
+        beat=lambda: connection.send_bytes(b"batch"),
+    )
+    _save_result(weights, result)
 
 
 if __name__ == "__main__":
     kind, backup_dir, result = sys.argv[1:4]
     weights = train(kind, backup_dir, upstream="--upstream" in sys.argv[4:])
-    temporary = result + ".tmp.npz"
-    np.savez(temporary, *weights)
-    os.replace(temporary, result)
+    _save_result(weights, result)
