@@ -125,27 +125,52 @@ def test_killed_at_random_moments_then_restarted(tmp_path, context, kind):
     assert identical == KILLS
 
 
+def _writing(directory, upstream, size):
+    """Whether a backup of the "ballast" model is being written."""
+    try:
+        if upstream:
+            return os.path.getsize(directory / "latest.weights.h5") < size
+        return any(
+            name.startswith(".tmp-")
+            and name.endswith(".weights.h5")
+            and os.path.getsize(directory / name) > 0
+            for name in os.listdir(directory)
+        )
+    except FileNotFoundError:
+        return False  # Renamed, or training ended and deleted the backup.
+
+
+def _kill_while_writing(training, directory, upstream):
+    """Kills the worker during a write; whether that succeeded."""
+    size = None
+    if upstream:
+        size = os.path.getsize(directory / "latest.weights.h5")
+    deadline = time.monotonic() + TIMEOUT
+    while training.process.is_alive() and time.monotonic() < deadline:
+        if _writing(directory, upstream, size):
+            return training.kill()
+    training.finish()
+    return False  # Every write was missed.
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("upstream", [True, False], ids=["upstream", "kr"])
 def test_killed_while_writing_a_backup(tmp_path, context, upstream):
-    # The worker's "ballast" model has a 128 MB backup. It is killed 30% of
-    # the way through the time between two batch ends, which the backup
-    # fills: during the write of its second backup. Upstream writes
-    # `latest.weights.h5` in place, and the restart fails; here it resumes.
+    # The worker's "ballast" model has a 128 MB backup. From its second
+    # batch on, the test watches the files and kills the worker as soon as
+    # a backup's weights file is being written: upstream writes
+    # `latest.weights.h5` in place (its size drops below that of the first
+    # backup), here a temporary file grows. Upstream's restart fails; here
+    # it resumes.
     message = code = None
     for attempt in range(1, 4):
         directory = tmp_path / f"backup{attempt}"
         result = tmp_path / f"result{attempt}.npz"
         training = _Training(context, "ballast", directory, result, upstream)
-        assert training.wait_for_batches(1)
-        first = time.monotonic()
-        assert training.wait_for_batches(1)
-        # The backup of batch 1 begins now.
-        time.sleep(0.3 * (time.monotonic() - first))
-        assert training.kill()
-        temporaries = [
-            name for name in os.listdir(directory) if name.startswith(".tmp-")
-        ]
+        assert training.wait_for_batches(2)
+        # The first backup is complete.
+        if not _kill_while_writing(training, directory, upstream):
+            continue
         if upstream:
             from tests.callbacks import kill_worker
 
@@ -157,12 +182,11 @@ def test_killed_while_writing_a_backup(tmp_path, context, upstream):
         else:
             training = _Training(context, "ballast", directory, result)
             code = training.finish()
-            if temporaries:
-                break  # Killed during the write.
-    print(f"\n{'upstream' if upstream else 'kr'}: attempt {attempt}")
+            break
+    name = "upstream" if upstream else "kr"
+    print(f"\n{name}: attempt {attempt}: {message or code}")
     if upstream:
         assert message is not None and "Unable to" in message
     else:
-        assert temporaries
         assert code == 0
         assert result.exists()
