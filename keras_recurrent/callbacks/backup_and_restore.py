@@ -7,6 +7,7 @@ import tempfile
 import keras
 
 _METADATA_NAME = "training_metadata.json"
+_TEMPORARY_PREFIX = ".tmp-"
 
 
 class BackupAndRestore(keras.callbacks.BackupAndRestore):
@@ -25,7 +26,8 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
       between two files, `slot0.weights.h5` and `slot1.weights.h5`. The
       metadata file names the slot it belongs to, so its rename is the one
       moment a backup becomes current: a kill before it leaves the previous
-      backup whole and current, a kill after it the new one.
+      backup whole and current, a kill after it the new one. A temporary
+      file left behind by a kill is removed when training starts again.
     - With an integer `save_freq`, upstream restarts the interrupted epoch at
       its first batch from the weights of a batch in the middle of it, so
       the batches before the backup are trained twice. Here those batches
@@ -41,6 +43,8 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
       first epoch would then restart at epoch 0. Here the epoch is taken
       at its beginning.
 
+    Upstream accepts a `save_freq` of 0 or below (and `True`, `False`) and
+    then saves after every batch; here these are a `ValueError`.
     `double_checkpoint` is not needed (the previous backup stays whole until
     the next one is complete) and not accepted. The backup directory must be
     on a local file system, where renames are atomic.
@@ -92,6 +96,19 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
                 return json.load(f)
         except FileNotFoundError:
             return None
+
+    def on_train_begin(self, logs=None):
+        self._remove_temporaries()
+        super().on_train_begin(logs)
+
+    def _remove_temporaries(self):
+        # A process killed during a save leaves its temporary file behind;
+        # nothing reads it, and each one is as large as a backup.
+        if not os.path.isdir(self.backup_dir):
+            return
+        for name in os.listdir(self.backup_dir):
+            if name.startswith(_TEMPORARY_PREFIX):
+                os.remove(os.path.join(self.backup_dir, name))
 
     def _load_model(self):
         metadata = self._read_metadata()
@@ -169,7 +186,7 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
 
 def _temporary_path(path, suffix):
     handle, temporary = tempfile.mkstemp(
-        dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix
+        dir=os.path.dirname(path), prefix=_TEMPORARY_PREFIX, suffix=suffix
     )
     os.close(handle)
     return temporary
