@@ -40,8 +40,11 @@ import subprocess
 import sys
 import tempfile
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["KERAS_BACKEND"] = "tensorflow"
+
+from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
+
+quiet_tensorflow()
 
 GLOBAL_BATCH = 16
 

@@ -71,7 +71,7 @@ class CellRNN(keras.layers.RNN):
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         check_sequences(self, sequences, built_features(self))
-        check_mask(self, mask, sequences)
+        mask = check_mask(self, mask, sequences)
         cell = self.cell
         if training:
             # One mask per sequence, made before the time loop. Keras' RNN

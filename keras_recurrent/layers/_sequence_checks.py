@@ -46,16 +46,18 @@ def check_sequences(layer, sequences, features=None, *, name="inputs"):
 
 
 def check_mask(layer, mask, sequences):
-    """Raises unless `mask` is `None` or a boolean `(batch, timesteps)`
-    tensor that agrees with the known sizes of `sequences`.
+    """Returns `mask` as a boolean `(batch, timesteps)` tensor, or `None`.
 
-    A float or integer mask is refused rather than cast: `0.5` would count
-    as a real step in one code path and as padding in another.
+    Raises unless `mask` is `None`, boolean or integer (nonzero marks a real
+    step: integer masks are what `tf.distribute` feeds safely), and agrees
+    with the known sizes of `sequences`. A float mask is refused rather
+    than cast: `0.5` would count as a real step in one code path and as
+    padding in another.
     """
     if isinstance(mask, (list, tuple)):
         mask = mask[0] if mask else None
     if mask is None:
-        return
+        return None
     layer_name = type(layer).__name__
     if not hasattr(mask, "shape") or not hasattr(mask, "dtype"):
         mask = ops.convert_to_tensor(mask)
@@ -66,11 +68,12 @@ def check_mask(layer, mask, sequences):
             f"Received: mask.shape={shape}"
         )
     dtype = keras.backend.standardize_dtype(mask.dtype)
-    if dtype != "bool":
+    if dtype != "bool" and "int" not in dtype:
         raise ValueError(
-            f"{layer_name} expects a boolean `mask` (True at real steps), "
-            "such as `keras.layers.Masking` or `Embedding(mask_zero=True)` "
-            f"make; cast 0/1 masks with `ops.cast(mask, 'bool')`. "
+            f"{layer_name} expects a boolean or integer `mask` (True or "
+            "nonzero at real steps), such as `keras.layers.Masking` or "
+            "`Embedding(mask_zero=True)` make; a float mask is ambiguous, so "
+            "cast it with `ops.cast(mask, 'bool')`. "
             f"Received: mask.dtype={dtype}"
         )
     expected = tuple(sequences.shape)[:2]
@@ -81,6 +84,9 @@ def check_mask(layer, mask, sequences):
                 f"= {expected} (axis {axis} differs). Received: "
                 f"mask.shape={shape} for inputs.shape={tuple(sequences.shape)}"
             )
+    if dtype != "bool":
+        mask = ops.not_equal(mask, 0)
+    return mask
 
 
 def built_features(layer):

@@ -620,7 +620,7 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         if not hasattr(sequences, "dtype"):
             sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         check_sequences(self, sequences, name="sequences")
-        check_mask(self, mask, sequences)
+        mask = check_mask(self, mask, sequences)
         rnn = keras.layers.RNN(
             _GateCell(self),
             return_sequences=True,

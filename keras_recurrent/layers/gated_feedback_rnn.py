@@ -229,7 +229,7 @@ class GatedFeedbackRNN(CellRNN):
         if not hasattr(sequences, "dtype"):
             sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         check_sequences(self, sequences, built_features(self), name="sequences")
-        check_mask(self, mask, sequences)
+        mask = check_mask(self, mask, sequences)
         sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         if not self.built:
             self.build(tuple(sequences.shape))

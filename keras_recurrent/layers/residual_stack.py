@@ -266,7 +266,7 @@ class ResidualStack(keras.layers.Layer):
 
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, built_features(self))
-        check_mask(self, mask, inputs)
+        mask = check_mask(self, mask, inputs)
         outputs = inputs
         for rnn, norm, projection in zip(
             self.rnn_layers, self.layer_norms, self.projections

@@ -194,7 +194,7 @@ class SequencePooling(keras.layers.Layer):
     def call(self, inputs, mask=None):
         features = self.kernel.shape[0] if self.mode == "attention" else None
         check_sequences(self, inputs, features)
-        check_mask(self, mask, inputs)
+        mask = check_mask(self, mask, inputs)
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
         else:

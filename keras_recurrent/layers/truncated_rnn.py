@@ -146,7 +146,7 @@ class TruncatedRNN(keras.layers.Layer):
 
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, built_features(self))
-        check_mask(self, mask, inputs)
+        mask = check_mask(self, mask, inputs)
         window = self.window
         shape = ops.shape(inputs)
         batch, timesteps, features = shape[0], shape[1], inputs.shape[-1]

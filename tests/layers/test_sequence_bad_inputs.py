@@ -84,11 +84,7 @@ CASES = {
     ),
     "float mask 0.5": (
         _replace(mask=lambda m: np.where(m, 0.5, 0.0).astype("float32")),
-        r"boolean `mask`.*Received: mask.dtype=float32",
-    ),
-    "int mask": (
-        _replace(mask=lambda m: m.astype("int32")),
-        r"boolean `mask`.*Received: mask.dtype=int32",
+        r"boolean or integer `mask`.*Received: mask.dtype=float32",
     ),
 }
 
@@ -146,6 +142,16 @@ def test_bad_sequence_inputs_name_the_argument(kind, mode):
     np.testing.assert_allclose(_run(mode, layer, x, mask), expected, atol=1e-5)
 
 
+@pytest.mark.parametrize("kind", sorted(LAYERS))
+def test_an_integer_mask_is_the_boolean_mask(kind):
+    # `tf.distribute` cannot all-reduce booleans, so users feed int32 masks.
+    layer, expected = _built(kind)
+    x, mask = _data()
+    for dtype in ("int32", "int64"):
+        got = np.asarray(layer(x, mask=mask.astype(dtype)))
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     "kind",
     [
@@ -197,8 +203,12 @@ def test_gate_values_checks_its_sequences(sequences, message):
     assert gates.shape == (BATCH, STEPS, 2, 2)
     with pytest.raises(ValueError, match=message):
         layer.gate_values(sequences)
-    with pytest.raises(ValueError, match="boolean `mask`"):
+    with pytest.raises(ValueError, match="boolean or integer `mask`"):
         layer.gate_values(x, mask=mask.astype("float32"))
+    # An integer mask is the boolean one (what `tf.distribute` can feed).
+    np.testing.assert_allclose(
+        layer.gate_values(x, mask=mask.astype("int32")), gates
+    )
     # The checks change nothing for good inputs.
     np.testing.assert_allclose(layer.gate_values(x, mask=mask), gates)
 
