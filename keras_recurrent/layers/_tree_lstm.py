@@ -157,14 +157,14 @@ class TreeLSTMBase(keras.layers.Layer):
         With an `arity` (N-ary), the forget block comes once per child
         slot, `[i, o, u, f, ..., f]`, to line up with the recurrent
         product's `[i, o, u, f_1, ..., f_K]` columns, so that `_update` adds
-        them whole (slicing both apart cost more, backward, than the extra
-        columns). Read once per call (a variable read inside the level loop
-        would run, and be kept for the gradient, at each step)."""
+        them whole, without slicing. Read once per call (a variable read
+        inside the level loop would run, and be kept for the gradient, at
+        each step)."""
         forget_blocks = self._arity or 1
 
         def reorder(weight):
-            # A split, not slices: a slice's gradient (`StridedSliceGrad`)
-            # was several times slower than the concatenation a split's is.
+            # A split, not slices: TensorFlow's slice gradient is slow
+            # (docs/design/tree_lstm.md).
             i, f, o, u = ops.split(weight, 4, axis=-1)
             return ops.concatenate([i, o, u] + [f] * forget_blocks, axis=-1)
 
@@ -380,9 +380,8 @@ class TreeLSTMBase(keras.layers.Layer):
                 weights, projected, child_h, ops.take(c, slots, axis=0)
             )
             # The level's nodes are the rows `start:stop`: a scatter into
-            # them (`slice_update` has no TensorFlow gradient; slicing
-            # `inner_x` instead of `take`, concatenating the three parts
-            # here, and one `[h, c]` array all measured slower).
+            # them (`slice_update` has no TensorFlow gradient; the layouts
+            # measured slower are in docs/design/tree_lstm.md).
             rows = ops.expand_dims(block + num_leaves, -1)
             return (
                 level + 1,

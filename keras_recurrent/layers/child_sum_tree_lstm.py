@@ -141,8 +141,7 @@ class ChildSumTreeLSTM(TreeLSTMBase):
         # The [i, o, u] columns read h̃, the forget columns each child. A
         # zero block in place of the forget columns in the first makes its
         # product line up with the projections' [i, o, u, f] blocks, so
-        # `_update` adds them whole (slicing `projected` instead cost more,
-        # backward, than the zero columns do).
+        # `_update` adds them whole, without slicing `projected`.
         i, f, o, u = ops.split(self.recurrent_kernel, 4, axis=-1)
         return ops.concatenate([i, o, u, ops.zeros_like(f)], axis=1), f
 

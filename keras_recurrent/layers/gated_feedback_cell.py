@@ -124,15 +124,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
 
     `cell.weights` (and `get_weights`) list them layer by layer, `kernel_j`,
     `recurrent_kernel_j`, `feedback_kernel_j`, `bias_j`, `gate_kernel_j`,
-    then `gate_recurrent_kernel`. `u_g · h*_{t-1}` of all `L²` pairs goes
-    through one matmul per step. Run by `GatedFeedbackRNN`, a `"gated"`
-    step makes every `h^i_{t-1} U^{i→j}` (and the gru/lstm gates' own
-    `h^i_{t-1} U^i`) at its start, one matmul per source layer against
-    `[U^i, U^{i→0}, ..., U^{i→L-1}]` (`feedback_weights`), and weights the
-    feedback products by the gates after, so that these matmuls need not
-    wait for the gates; run by `keras.layers.RNN`, it scales `h*_{t-1}` by
-    the gates and makes the feedback of all source layers in one matmul per
-    target layer, `(h*_{t-1} ⊙ g^{·→j}) U^{·→j}` (the same numbers).
+    then `gate_recurrent_kernel`. The cell gives the same numbers run by
+    `keras.layers.RNN` or by `GatedFeedbackRNN` (which orders a step's
+    matmuls for speed: see docs/design/gated_feedback.md).
 
     States, in this order: `[h_0, h_1, ..., h_{L-1}]` for tanh and gru;
     `[h_0, c_0, h_1, c_1, ..., h_{L-1}, c_{L-1}]` for lstm (each layer in

@@ -19,8 +19,7 @@ from keras_recurrent.layers._weight_options import serialize_weight_options
 # With `aggregation="auto"`, messages are summed with dense per-graph
 # adjacency matmuls when the count tensor has at most this many entries per
 # message (`T * N * N <= ratio * messages`); above, gather + segment sum.
-# Measured on 2 CPU cores (benchmarks/ggnn.py, 128 units): dense is faster
-# up to a ratio of about 30-60, slower above.
+# The threshold comes from benchmarks/ggnn.py (docs/design/gated_graph.md).
 DENSE_AGGREGATION_RATIO = 32
 AGGREGATIONS = ("auto", "dense", "sparse")
 

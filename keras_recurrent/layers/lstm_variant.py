@@ -11,9 +11,7 @@ class LSTMVariant(CellRNN):
     """LSTM layer for any variant of Greff et al. (2017).
 
     A thin `keras.layers.RNN` around `kr.layers.LSTMVariantCell`; see the cell
-    for the equations of each variant and the exact weights. (Computing the
-    input projection of all steps in one matmul before the time loop was
-    measured slower on TensorFlow's CPU loop, so every step does its own.)
+    for the equations of each variant and the exact weights.
 
     Each argument of the cell is also a read-only property of the layer, as
     in `keras.layers.LSTM`: `layer.variant`, `layer.cell_clip`, ...

@@ -361,6 +361,9 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
         check_step_inputs(self, inputs, self.kernel.shape[0])
         if training and self.dropout > 0:
             inputs = inputs * self.get_dropout_mask(inputs)
+        # Each step projects its own input, as Keras' LSTM does: one matmul
+        # for all steps before the loop measured slower
+        # (docs/design/lstm_variants.md).
         z = ops.matmul(inputs, self.kernel)
         if self.use_bias:
             z = z + self.bias

@@ -1,6 +1,7 @@
 """Checks of `examples/babi_graph.py`'s batching and reproducibility."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -73,56 +74,6 @@ def test_exact_torch_initialization(example):
         np.testing.assert_array_equal(first, second)
 
 
-_SCRIPT = """
-import sys
-sys.path.insert(0, {examples!r})
-import numpy as np, tensorflow as tf
-import babi_graph as E
-tf.config.experimental.enable_op_determinism()
-
-record = {{}}
-build, getitem = E.graph_model, E.ShuffledBatches.__getitem__
-
-def graph_model(*args, **kwargs):
-    model = build(*args, **kwargs)
-    record["initial"] = [np.array(weight) for weight in model.weights]
-    return model
-
-def batch(self, index):  # In the order `fit` asks for them.
-    rows = slice(index * E.BATCH_SIZE, (index + 1) * E.BATCH_SIZE)
-    record["batches"].append(self.order[rows])
-    return getitem(self, index)
-
-E.graph_model, E.ShuffledBatches.__getitem__ = graph_model, batch
-
-def trained(task):
-    record.clear()
-    record["batches"] = []
-    settings = dict(E.SETTINGS[task], updates=40)
-    channels = settings.get("annotations")
-    *train, types = E.load(task, (0, 0), channels, num_stories=20)
-    *valid, valid_types = E.load(task, (0, 1), channels, num_stories=10)
-    model = E.train(
-        task, settings, E.subset(train, types == 0),
-        E.subset(valid, valid_types == 0), 0,
-    )
-    assert model.jit_compile is False
-    assert len(record["batches"]) >= 40 and record["initial"]
-    return dict(record)
-
-def equal(first, second):
-    return len(first) == len(second) and all(
-        np.array_equal(a, b) for a, b in zip(first, second)
-    )
-
-first = trained("shortest_path")
-trained("task_19")
-again = trained("shortest_path")
-different = [p for p in first if not equal(first[p], again[p])]
-print("different: " + " ".join(different) if different else "same")
-"""
-
-
 def _python(arguments, cwd):
     """Runs Python with `arguments` in a fresh process; checks it worked."""
     result = subprocess.run(
@@ -147,8 +98,8 @@ def test_a_task_trains_the_same_after_another(tmp_path):
     # initial weight to 5e-4 within 40 updates, and the weights differed
     # once in a busy test run, in a way 17 further runs did not reproduce
     # (see the shortest-path note in docs/experiments.md).
-    script = _SCRIPT.format(examples=str(EXAMPLES))
-    result = _python(["-c", script], tmp_path)
+    script = pathlib.Path(__file__).with_name("babi_graph_order_check.py")
+    result = _python([str(script)], tmp_path)
     assert result.stdout.strip().endswith("same"), result.stdout
 
 

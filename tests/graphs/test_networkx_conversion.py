@@ -1,40 +1,23 @@
+import networkx
 import numpy as np
 import pytest
 
 import keras_recurrent as kr
 
 
-class _Graph:
-    """The part of networkx's graph interface that `from_networkx` reads."""
+def _graph(nodes, edges, directed=True):
+    """A networkx `DiGraph` (or `Graph`) with these nodes and edges, in order.
 
-    def __init__(self, nodes, edges, directed=True):
-        self._nodes = dict(nodes)
-        self._edges = list(edges)
-        self._directed = directed
-        self.adj = {}
-
-    @property
-    def nodes(self):
-        graph = self
-
-        class _NodeView:
-            def __iter__(self):
-                return iter(graph._nodes)
-
-            def __call__(self, data=False):
-                return list(graph._nodes.items())
-
-        return _NodeView()
-
-    def edges(self, data=False):
-        return list(self._edges)
-
-    def is_directed(self):
-        return self._directed
+    `nodes` maps each node to its attributes; `edges` are `(u, v, attrs)`.
+    """
+    graph = networkx.DiGraph() if directed else networkx.Graph()
+    graph.add_nodes_from(nodes.items())
+    graph.add_edges_from(edges)
+    return graph
 
 
 def test_nodes_edges_types_and_annotations():
-    graph = _Graph(
+    graph = _graph(
         {"a": {"node_inputs": [1.0, 0.0]}, "b": {"node_inputs": [0.0, 1.0]}},
         [("a", "b", {"edge_type": 1}), ("b", "b", {})],
     )
@@ -48,7 +31,7 @@ def test_nodes_edges_types_and_annotations():
 
 
 def test_undirected_edges_go_both_ways_and_attributes_are_optional():
-    graph = _Graph(
+    graph = _graph(
         {0: {}, 1: {}, 2: {}},
         [(0, 1, {"kind": 2}), (2, 2, {"kind": 1})],
         directed=False,
@@ -62,21 +45,21 @@ def test_undirected_edges_go_both_ways_and_attributes_are_optional():
 @pytest.mark.parametrize(
     ("graph", "kwargs", "message"),
     [
-        (_Graph({0: {}, 1: {}}, []), {"nodes": [0]}, "every node"),
-        (_Graph({0: {}, 1: {}}, []), {"nodes": [0, 0]}, "every node"),
+        (_graph({0: {}, 1: {}}, []), {"nodes": [0]}, "every node"),
+        (_graph({0: {}, 1: {}}, []), {"nodes": [0, 0]}, "every node"),
         (
-            _Graph({0: {"node_inputs": 1.0}, 1: {}}, []),
+            _graph({0: {"node_inputs": 1.0}, 1: {}}, []),
             {},
             r"all or no nodes.*\[1\]",
         ),
         (
-            _Graph({0: {"node_inputs": 1.0}, 1: {"node_inputs": [1, 2]}}, []),
+            _graph({0: {"node_inputs": 1.0}, 1: {"node_inputs": [1, 2]}}, []),
             {},
             "one size",
         ),
-        (_Graph({0: {}}, [(0, 0, {"edge_type": "x"})]), {}, "'x'"),
+        (_graph({0: {}}, [(0, 0, {"edge_type": "x"})]), {}, "'x'"),
         (
-            _Graph({0: {}}, [(0, 0, {"edge_type": 3})]),
+            _graph({0: {}}, [(0, 0, {"edge_type": 3})]),
             {"num_edge_types": 2},
             "3",
         ),
@@ -87,9 +70,7 @@ def test_bad_graphs(graph, kwargs, message):
         kr.graphs.from_networkx(graph, **kwargs)
 
 
-def test_real_networkx_graphs():
-    import networkx
-
+def test_multigraph_and_undirected_batch():
     graph = networkx.MultiDiGraph()
     graph.add_node("x", node_inputs=[1.0])
     graph.add_node("y", node_inputs=[0.0])

@@ -7,9 +7,9 @@ import sys
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import keras_recurrent as kr
-from keras_recurrent.layers import _tree_lstm
 from tests.layers import tree_lstm_cases as cases
 from tests.layers import tree_reference as reference
 
@@ -63,30 +63,31 @@ def _keras_order(weight):
     return np.concatenate([i, f, u, o], axis=-1)
 
 
-def test_node_levels():
-    # Leaves at level 0; inner nodes by depth, deepest first, so that a
-    # node's inner children are one level before it.
-    batch = kr.trees.encode_trees(
-        [("a", ("b", ("c", "d"))), ("s", "1", "2", "3"), "x"],
-        vocabulary=lambda label: 0,
+def test_levels_of_unbalanced_trees_of_different_depths():
+    # Every inner node must be updated after all its children, whatever
+    # their heights and the depths of the other trees of the batch: here
+    # a root whose children are a leaf and subtrees of heights 2 and 1
+    # (whose own children differ in height), next to a chain (depth 3), a
+    # star and a single node. Node by node against the reference, on the
+    # dynamic path and on XLA's static-shape path.
+    inputs = _inputs(
+        [
+            ("r", "1", ("p", "2", ("q", "3", "4")), ("t", "5")),
+            ("a", ("b", ("c", "d"))),
+            ("s", "1", "2", "3"),
+            "x",
+        ]
     )
-    # The 9 real nodes, numbered in row order (rows 0-7, then row 8 of the
-    # third tree's 4); 9 in empty slots.
-    real_rows = np.flatnonzero(batch["node_mask"].reshape(-1))
-    node_of_row = np.full(13, 9)
-    node_of_row[real_rows] = np.arange(9)
-    children = node_of_row[
-        np.where(
-            batch["children"] >= 0,
-            batch["children"] + 4 * np.arange(3)[:, None, None],
-            12,
-        ).reshape(12, -1)[real_rows]
-    ]
-    parent = np.full(9, -1, "int32")
-    for node, node_children in enumerate(children):
-        parent[node_children[node_children < 9]] = node
-    levels = _tree_lstm._node_levels(children, parent)
-    np.testing.assert_array_equal(levels, [0, 1, 2, 3, 0, 0, 0, 3, 0])
+    layer, weights = cases.make_layer(
+        LAYER, inputs, return_nodes=True, return_state=True
+    )
+    expected = reference.expected_states(
+        inputs, weights, "child_sum", cases.UNITS
+    )
+    compiled = tf.function(lambda *t: layer(list(t)), jit_compile=True)
+    for states in (layer(inputs), compiled(*inputs)):
+        for state, expected_state in zip(states, expected, strict=True):
+            np.testing.assert_allclose(state, expected_state, atol=1e-5)
 
 
 def test_padding_does_not_leak_and_pad_size_does_not_matter():

@@ -1,3 +1,4 @@
+import itertools
 import json
 
 import keras
@@ -99,17 +100,38 @@ def test_layer_equals_plain_rnn_of_the_cell(name):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
 
 
-def _record_masks(cell):
-    created = []
-    original = cell._create_dropout_mask
+def _per_sequence_masks(layer, x, mask, sequence, rates):
+    """The dropout masks, constant over time, that reproduce `sequence`.
 
-    def record(step_input, rate):
-        mask = original(step_input, rate)
-        created.append((rate, np.array(mask)))
-        return mask
-
-    cell._create_dropout_mask = record
-    return created
+    For each sequence, runs the NumPy reference with every input mask
+    `(features,)` and recurrent mask `(units,)` whose entries are 0 or
+    `1 / (1 - rate)`, and requires exactly one pair to match the layer's
+    output. Returns the input masks `(batch, features)` and the recurrent
+    masks `(batch, units)`. Masks drawn anew at each step match no pair.
+    """
+    features = x.shape[-1]
+    bits = np.array(
+        list(itertools.product([0.0, 1.0], repeat=features + UNITS))
+    )
+    candidates = (
+        bits[:, :features] / (1 - rates[0]),
+        bits[:, features:] / (1 - rates[1]),
+    )
+    weights = named_weights(layer)
+    found = []
+    for row in range(x.shape[0]):
+        expected, _ = lstm_sequence(
+            np.repeat(x[row : row + 1].astype("float64"), len(bits), 0),
+            weights,
+            "V",
+            mask=np.repeat(mask[row : row + 1], len(bits), 0),
+            dropout_masks=candidates,
+        )
+        error = np.abs(expected - np.asarray(sequence)[row]).max(axis=(1, 2))
+        matches = np.flatnonzero(error < 1e-5)
+        assert len(matches) == 1, (row, matches, error.min())
+        found.append(matches[0])
+    return candidates[0][found], candidates[1][found]
 
 
 @pytest.mark.parametrize("wrapped", [False, True])
@@ -123,25 +145,14 @@ def test_dropout_uses_one_mask_per_sequence(wrapped):
         randomize_weights(layer)
     else:
         layer, _ = _layer("peephole", **kwargs)
-        cell = layer.cell
-    created = _record_masks(cell)
-    sequence, *states = layer(x, mask=mask, training=True)
-    rates = sorted(rate for rate, _ in created)
-    assert rates == [0.25, 0.5], "exactly one input and one recurrent mask"
-    masks = dict(created)
-    assert masks[0.5].shape == (BATCH, FEATURES)
-    assert masks[0.25].shape == (BATCH, UNITS)
-    assert set(np.unique(masks[0.5])) <= {0.0, 2.0}
-    expected, expected_states = lstm_sequence(
-        x.astype("float64"),
-        named_weights(layer),
-        "V",
-        mask=mask,
-        dropout_masks=(masks[0.5], masks[0.25]),
-    )
-    np.testing.assert_allclose(sequence, expected, atol=1e-5)
-    # Masks do not outlive the call, and inference uses no dropout.
-    assert cell._dropout_mask is None and cell._recurrent_dropout_mask is None
+    rates = (kwargs["dropout"], kwargs["recurrent_dropout"])
+    sequence, *_ = layer(x, mask=mask, training=True)
+    first = _per_sequence_masks(layer, x, mask, sequence, rates)
+    # Each call draws its own masks: none outlives the call.
+    sequence, *_ = layer(x, mask=mask, training=True)
+    second = _per_sequence_masks(layer, x, mask, sequence, rates)
+    assert not all(np.array_equal(a, b) for a, b in zip(first, second))
+    # Inference uses no dropout.
     inference, *_ = layer(x, mask=mask, training=False)
     reference, _ = lstm_sequence(
         x.astype("float64"), named_weights(layer), "V", mask=mask
