@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_float_dtype
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
@@ -60,27 +61,20 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
     float `node_mask` read as real wherever nonzero (0.5 included), so both
     are rejected rather than converted.
     """
+    check_float_dtype(layer, node_inputs, "node_inputs")
     name = type(layer).__name__
-    dtypes = [
-        keras.backend.standardize_dtype(tensor.dtype)
-        for tensor in (node_inputs, children, node_mask)
-    ]
-    if "float" not in dtypes[0]:
-        raise ValueError(
-            f"{name} expects floating-point `node_inputs` (embed integer "
-            "tokens first, e.g. with `keras.layers.Embedding`). "
-            f"Received: node_inputs.dtype={dtypes[0]}"
-        )
-    if "int" not in dtypes[1]:
+    children_dtype = keras.backend.standardize_dtype(children.dtype)
+    if "int" not in children_dtype:
         raise ValueError(
             f"{name} expects integer `children` (node indices, -1 for an "
             "empty slot); floats are not truncated into indices. "
-            f"Received: children.dtype={dtypes[1]}"
+            f"Received: children.dtype={children_dtype}"
         )
-    if dtypes[2] != "bool" and "int" not in dtypes[2]:
+    mask_dtype = keras.backend.standardize_dtype(node_mask.dtype)
+    if mask_dtype != "bool" and "int" not in mask_dtype:
         raise ValueError(
             f"{name} expects a bool or integer `node_mask` (nonzero for "
-            f"real nodes). Received: node_mask.dtype={dtypes[2]}"
+            f"real nodes). Received: node_mask.dtype={mask_dtype}"
         )
 
 
