@@ -5,6 +5,10 @@ from keras import ops
 
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._tf_checks import assert_no_bad_node
+
+# Re-exported: the tree layers import it from here.
+from keras_recurrent.layers._tf_checks import in_xla_context  # noqa: F401
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
@@ -78,24 +82,6 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
         )
 
 
-def in_xla_context():
-    """Whether the layer is being traced for XLA (`jit_compile=True`).
-
-    True on every backend but TensorFlow and PyTorch, whose traced code is
-    compiled whole by XLA (JAX), and inside a TensorFlow function compiled
-    with XLA: there, shapes must be static and run-time assertions do not
-    run.
-    """
-    backend = keras.backend.backend()
-    if backend == "torch":
-        return False
-    if backend != "tensorflow":
-        return True
-    import tensorflow as tf
-
-    return tf.__internal__.get_enclosing_xla_context() is not None
-
-
 def check_children(
     layer, children, node_mask, first_parent, last_parent, node_of_row
 ):
@@ -158,7 +144,7 @@ def check_children(
     any_bad = ops.logical_or(
         any_bad, ops.logical_or(ops.any(shared), ops.any(orphan))
     )
-    return _assert_no_bad_node(
+    return assert_no_bad_node(
         last_parent,
         any_bad,
         lambda: _named_checks(
@@ -289,42 +275,6 @@ def reduce_parents(children, segment_reduction):
         ops.reshape(children, (-1,)),
         num_segments=num + 1,
     )[:num]
-
-
-def _assert_no_bad_node(tensor, any_bad, named_checks):
-    """Run-time assertions in a traced TensorFlow graph (TF backend only).
-
-    `keras.ops` has no assertion, so this is the one place that uses
-    TensorFlow directly. `named_checks()` builds the `(bad, message)` pairs;
-    it only runs, in a `tf.cond` branch, when `any_bad` is true. The
-    returned copy of `tensor` depends on the result. Not used under XLA
-    (`jit_compile=True`), where `Assert` would compile to a no-op: the
-    static-shape path gives bad trees NaN outputs instead (`bad_trees`).
-    """
-    import tensorflow as tf
-
-    def fail():
-        asserts = []
-        for bad, message in named_checks():
-            any_bad = ops.any(bad, axis=-1)
-            flat = ops.reshape(any_bad, (-1,))
-            first = ops.argmax(ops.cast(flat, "int32"))
-            num_nodes = ops.shape(any_bad)[1]
-            asserts.append(
-                tf.debugging.Assert(
-                    ops.logical_not(ops.any(flat)),
-                    [
-                        message,
-                        "First bad node (tree, node):",
-                        first // num_nodes,
-                        first % num_nodes,
-                    ],
-                )
-            )
-        with tf.control_dependencies(asserts):
-            return tf.identity(tensor)
-
-    return tf.cond(any_bad, fail, lambda: tf.identity(tensor))
 
 
 def bad_trees(children, real):
