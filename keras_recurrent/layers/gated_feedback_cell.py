@@ -15,12 +15,12 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._initializers import gate_bias
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_step_inputs
-from keras_recurrent.layers._weight_options import gate_bias
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # Pre-activation blocks of `kernel_j` per unit type (Keras' cell orders).
 CELL_TYPES = {

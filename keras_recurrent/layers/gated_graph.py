@@ -14,8 +14,8 @@ from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 
 # With `aggregation="auto"`, messages are summed with dense per-graph
 # adjacency matmuls when the count tensor has at most this many entries per

@@ -11,7 +11,7 @@ from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
-from keras_recurrent.layers._weight_options import reseeded
+from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers.gated_graph import GatedGraph
 from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.node_selection import NodeSelection

@@ -12,10 +12,10 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._initializers import gate_bias
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._sequence_checks import check_step_inputs
-from keras_recurrent.layers._weight_options import gate_bias
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
 # structural switches of `LSTMVariantCell`; see the class docstring.
