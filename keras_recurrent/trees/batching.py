@@ -254,4 +254,3 @@ def _check_tree(children, node_mask, *node_inputs):
 
 def _is_tree_spec(spec):
     return isinstance(spec, Mapping) and set(_TREE_KEYS) <= set(spec)
-
