@@ -7,6 +7,8 @@ received.
 
 import numbers
 
+import keras
+
 
 def is_positive_int(value):
     """Whether `value` is an integer (not a bool) of at least 1."""
@@ -17,11 +19,15 @@ def is_positive_int(value):
     )
 
 
-def check_int(name, value, minimum, maximum=None, allow_none=False):
+def check_int(
+    name, value, minimum, maximum=None, allow_none=False, context=None
+):
     """Returns `value` as an `int`, or raises a `ValueError` naming it.
 
     `value` must be an integer (not a bool) in `[minimum, maximum]`
     (`maximum=None`: no upper bound), or `None` when `allow_none`.
+    `context` (e.g. `"for task='regression'"`) follows the bound in the
+    message, where the bound depends on another argument.
     """
     if value is None and allow_none:
         return None
@@ -35,7 +41,8 @@ def check_int(name, value, minimum, maximum=None, allow_none=False):
         bound += "" if maximum is None else f"{maximum}]"
         raise ValueError(
             f"Argument `{name}` must be an integer {bound}"
-            f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+            f"{' or None' if allow_none else ''}"
+            f"{' ' + context if context else ''}. Received: {name}={value!r}"
         )
     return int(value)
 
@@ -117,3 +124,18 @@ def check_option(name, value, allowed, allow_none=False):
         f"Argument `{name}` must be {'None or ' if allow_none else ''}one of "
         f"{list(allowed)} (case-insensitive). Received: {name}={value!r}"
     )
+
+
+def check_float_dtype(layer, tensor, name="inputs"):
+    """Raises unless `tensor` has a floating-point dtype.
+
+    Integer tokens must be embedded first; the error says so, names
+    `layer`'s class and the argument, and gives the dtype received.
+    """
+    dtype = keras.backend.standardize_dtype(tensor.dtype)
+    if "float" not in dtype:
+        raise ValueError(
+            f"{type(layer).__name__} expects floating-point `{name}` (embed "
+            "integer tokens first, e.g. with `keras.layers.Embedding`). "
+            f"Received: {name}.dtype={dtype}"
+        )

@@ -1,10 +1,14 @@
-"""Tests of `keras_recurrent._checks.check_option` and of its use: every
-string option of the package is case-insensitive and stored canonically."""
+"""Tests of `keras_recurrent._checks`: `check_option` and its use (every
+string option of the package is case-insensitive and stored canonically),
+`check_int`'s `context` and `check_float_dtype`."""
 
+import keras
 import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from keras_recurrent._checks import check_float_dtype
+from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
 
 
@@ -104,3 +108,45 @@ def test_tree_binarize_is_case_insensitive():
         np.testing.assert_array_equal(lower[key], upper[key])
     with pytest.raises(ValueError, match="None or one of.*binarize='up'"):
         kr.trees.encode_tree("(0 1 2 3)", binarize="up")
+
+
+def test_check_int_context_follows_the_bound():
+    assert check_int("output_units", 2, 2, context="for task='x'") == 2
+    message = (
+        r"`output_units` must be an integer >= 2 for task='classification'\. "
+        r"Received: output_units=1$"
+    )
+    with pytest.raises(ValueError, match=message):
+        check_int("output_units", 1, 2, context="for task='classification'")
+    with pytest.raises(ValueError, match=r"Received: output_units=True"):
+        check_int("output_units", True, 1, context="for task='regression'")
+
+
+class _Layer:
+    pass
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_check_float_dtype_passes_floats(dtype):
+    check_float_dtype(_Layer(), np.zeros((2, 3), dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])
+def test_check_float_dtype_names_layer_argument_and_dtype(dtype):
+    message = (
+        rf"_Layer expects floating-point `node_inputs` .*Embedding.*"
+        rf"Received: node_inputs\.dtype={dtype}$"
+    )
+    with pytest.raises(ValueError, match=message):
+        check_float_dtype(_Layer(), np.zeros((2, 3), dtype), "node_inputs")
+
+
+def test_layers_and_cells_share_the_float_check():
+    tokens = np.zeros((2, 3, 4), "int32")
+    for layer in (
+        kr.layers.PeepholeLSTM(2),
+        kr.layers.GatedFeedbackRNN(2),
+        keras.layers.RNN(kr.layers.CoupledLSTMCell(2)),
+    ):
+        with pytest.raises(ValueError, match=r"Received: inputs\.dtype=int32"):
+            layer(tokens)

@@ -1,9 +1,15 @@
 """Batching single graphs in `tf.data` pipelines."""
 
+import functools
 from collections.abc import Mapping
 
 import tensorflow as tf
 
+from keras_recurrent._batching import check_dataset
+from keras_recurrent._batching import find_matches
+from keras_recurrent._batching import padding_of
+from keras_recurrent._batching import with_checked_tensors
+from keras_recurrent._batching import zero
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import validate_graph_tensors
@@ -110,11 +116,7 @@ def padded_batch(
     >>> graphs, targets = next(iter(batched))
     >>> model.fit(batched, epochs=10)
     """
-    if not isinstance(dataset, tf.data.Dataset):
-        raise ValueError(
-            "Argument `dataset` must be a `tf.data.Dataset`. "
-            f"Received: dataset of type {type(dataset)}"
-        )
+    check_dataset(dataset)
     batch_size = check_positive_int("batch_size", batch_size)
     num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
     num_edges = check_positive_int(
@@ -124,35 +126,12 @@ def padded_batch(
         "num_edge_types", num_edge_types, allow_none=True
     )
     spec = dataset.element_spec
-    found = []
-
-    def shapes_and_values(spec):
-        if _is_graph_spec(spec):
-            found.append(True)
-            return _graph_padding(spec, num_nodes, num_edges)
-        if isinstance(spec, Mapping):
-            pairs = {
-                key: shapes_and_values(value) for key, value in spec.items()
-            }
-            return (
-                {key: pair[0] for key, pair in pairs.items()},
-                {key: pair[1] for key, pair in pairs.items()},
-            )
-        if isinstance(spec, (tuple, list)):
-            pairs = [shapes_and_values(value) for value in spec]
-            return (
-                type(spec)(pair[0] for pair in pairs),
-                type(spec)(pair[1] for pair in pairs),
-            )
-        if not isinstance(spec, tf.TensorSpec):
-            raise ValueError(
-                "Argument `dataset` must have elements of dense tensors in "
-                f"dicts, tuples or lists. Received: element_spec={spec!r}"
-            )
-        return spec.shape, _zero(spec.dtype)
-
-    padded_shapes, padding_values = shapes_and_values(spec)
-    if not found:
+    padded_shapes, padding_values = padding_of(
+        spec,
+        _is_graph_spec,
+        lambda graph: _graph_padding(graph, num_nodes, num_edges),
+    )
+    if not find_matches(spec, _is_graph_spec):
         raise ValueError(
             "Argument `dataset` must have elements that hold a graph dict "
             f"with the keys {list(GRAPH_TENSOR_NAMES)}. "
@@ -172,51 +151,37 @@ def padded_batch(
 
 def _validated(element, num_edge_types):
     """`element` with each graph's `edges` passed through the checks."""
-    element = element[0] if len(element) == 1 else element
-    graphs = []
-
-    def collect(value):
-        if _is_graph_spec(value):
-            graphs.append(value)
-        elif isinstance(value, Mapping):
-            for item in value.values():
-                collect(item)
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                collect(item)
-
-    collect(element)
-    replacements = {}
-    for graph in graphs:
-
-        def check(node_inputs, edges, edge_types, node_mask):
-            validate_graph_tensors(
-                node_inputs[None],
-                edges[None],
-                edge_types[None],
-                node_mask[None],
-                num_edge_types=num_edge_types,
-            )
-            return edges
-
-        # The checked `edges` replace the graph's own, so that the check is
-        # part of the data path (a mere control dependency can be pruned).
-        edges = graph["edges"]
-        checked = tf.numpy_function(
-            check,
-            [graph[name] for name in GRAPH_TENSOR_NAMES],
-            edges.dtype,
-            stateful=False,
-        )
-        checked.set_shape(edges.shape)
-        replacements[id(edges)] = checked
-    return tf.nest.pack_sequence_as(
+    return with_checked_tensors(
         element,
-        [
-            replacements.get(id(value), value)
-            for value in tf.nest.flatten(element)
-        ],
+        _is_graph_spec,
+        lambda graph: _checked_edges(graph, num_edge_types),
     )
+
+
+def _checked_edges(graph, num_edge_types):
+    """The graph's `edges` and a copy that passes through the checks."""
+    edges = graph["edges"]
+    checked = tf.numpy_function(
+        functools.partial(_check_graph, num_edge_types=num_edge_types),
+        [graph[name] for name in GRAPH_TENSOR_NAMES],
+        edges.dtype,
+        stateful=False,
+    )
+    checked.set_shape(edges.shape)
+    return edges, checked
+
+
+def _check_graph(node_inputs, edges, edge_types, node_mask, num_edge_types):
+    """Raises a `ValueError` on a bad graph (NumPy arrays); returns
+    `edges`."""
+    validate_graph_tensors(
+        node_inputs[None],
+        edges[None],
+        edge_types[None],
+        node_mask[None],
+        num_edge_types=num_edge_types,
+    )
+    return edges
 
 
 def _is_graph_spec(spec):
@@ -273,12 +238,6 @@ def _graph_padding(spec, num_nodes, num_edges):
         padding_values[name] = (
             tf.constant(-1, component.dtype)
             if name == "edges"
-            else _zero(component.dtype)
+            else zero(component.dtype)
         )
     return padded_shapes, padding_values
-
-
-def _zero(dtype):
-    if dtype == tf.string:
-        return tf.constant("", tf.string)
-    return tf.zeros((), dtype)

@@ -74,9 +74,10 @@ class CellRNN(keras.layers.RNN):
         mask = check_mask(self, mask, sequences)
         cell = self.cell
         if training:
-            # One mask per sequence, made before the time loop. Keras' RNN
-            # does this too for cells with its (unexported) dropout mixin;
-            # doing it here keeps it so should that mixin go away.
+            # One mask per sequence, made before the time loop from the
+            # layer's inputs: the loop may read others (`_loop_inputs`), and
+            # Keras' RNN, which makes them from what the loop reads, then
+            # finds them made.
             cell.get_dropout_mask(sequences[:, 0, :])
             batch_size = ops.shape(sequences)[0]
             cell.get_recurrent_dropout_mask(

@@ -3,59 +3,27 @@
 import keras
 
 
-class _DropoutMasks:
-    """Caches one dropout mask per sequence, reused at every time step.
+def _keras_dropout_mixin():
+    """Keras' `DropoutRNNCell` mixin, which Keras does not export.
 
-    Same protocol as Keras' own cells: `get_dropout_mask(step_input)`,
-    `get_recurrent_dropout_mask(step_state)` and the two `reset_*` methods.
-    The owning cell needs `dropout`, `recurrent_dropout` and `seed_generator`.
+    `keras.layers.RNN` (and so `Bidirectional` and `StackedRNNCells` inside
+    it) makes each cell's dropout masks before the time loop and clears them
+    after it only for cells deriving from this mixin; without it, a mask
+    made inside the loop would change at every step or outlive its batch.
+    It is reached through the MRO of the public `keras.layers.LSTMCell`.
     """
-
-    def _create_dropout_mask(self, step_input, rate):
-        return keras.random.dropout(
-            keras.ops.ones_like(step_input), rate=rate, seed=self.seed_generator
-        )
-
-    def get_dropout_mask(self, step_input):
-        if getattr(self, "_dropout_mask", None) is None and self.dropout > 0:
-            self._dropout_mask = self._create_dropout_mask(
-                step_input, self.dropout
-            )
-        return getattr(self, "_dropout_mask", None)
-
-    def get_recurrent_dropout_mask(self, step_state):
-        if (
-            getattr(self, "_recurrent_dropout_mask", None) is None
-            and self.recurrent_dropout > 0
-        ):
-            self._recurrent_dropout_mask = self._create_dropout_mask(
-                step_state, self.recurrent_dropout
-            )
-        return getattr(self, "_recurrent_dropout_mask", None)
-
-    def reset_dropout_mask(self):
-        self._dropout_mask = None
-
-    def reset_recurrent_dropout_mask(self):
-        self._recurrent_dropout_mask = None
-
-
-def _keras_dropout_protocol():
-    # `keras.layers.RNN` (and so `Bidirectional` and `StackedRNNCells` inside
-    # it) prepares each cell's dropout masks before the time loop and clears
-    # them after it only for cells deriving from Keras' `DropoutRNNCell` mixin,
-    # which Keras does not export. Without that, a mask created inside the loop
-    # would either change at every step or outlive its batch. Deriving from the
-    # mixin, reached through the MRO of the public `keras.layers.LSTMCell`,
-    # gives our cells Keras' exact masks in every wrapper and on every backend.
-    # If a future Keras drops the mixin, our own RNN layers still prepare and
-    # clear the masks themselves (see `LSTMVariant.call`).
     for klass in keras.layers.LSTMCell.__mro__:
         if klass.__name__ == "DropoutRNNCell":
             return klass
-    return object
+    raise ImportError(
+        "keras_recurrent needs Keras' `DropoutRNNCell` mixin, a base class of "
+        "`keras.layers.LSTMCell`, for its dropout masks. Received: "
+        f"keras {keras.__version__}, whose LSTMCell bases are "
+        f"{[klass.__name__ for klass in keras.layers.LSTMCell.__mro__]}"
+    )
 
 
-DropoutRNNCellMixin = type(
-    "DropoutRNNCellMixin", (_DropoutMasks, _keras_dropout_protocol()), {}
-)
+# One mask per sequence, reused at every time step: `get_dropout_mask`,
+# `get_recurrent_dropout_mask` and the two `reset_*` methods. The cell needs
+# `dropout`, `recurrent_dropout` and `seed_generator`.
+DropoutRNNCellMixin = _keras_dropout_mixin()

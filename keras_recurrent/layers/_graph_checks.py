@@ -23,8 +23,8 @@ from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_edge_problem
 from keras_recurrent.graphs.validation import find_node_mask_problem
 from keras_recurrent.layers._concrete import concrete_numpy
-
-_RANKS = {"node_inputs": 3, "edges": 3, "edge_types": 2, "node_mask": 2}
+from keras_recurrent.layers._tf_checks import after_shape_assertions
+from keras_recurrent.layers._tf_checks import after_value_assertions
 
 
 def unpack_graph_inputs(layer, inputs):
@@ -96,7 +96,7 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     if arrays is not None:
         _raise_on_bad_values(layer, *arrays, num_edge_types)
     elif traced_tf:
-        tensors = _after_shape_assertions(layer, tensors, features)
+        tensors = after_shape_assertions(layer, tensors, features)
     node_inputs, edges, edge_types, node_mask = tensors
     flags = _edge_flags(edges, edge_types, node_mask, num_edge_types)
     valid = ops.logical_not(
@@ -109,7 +109,7 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     # every graph of such a batch is invalid.
     valid = ops.logical_and(valid, ops.equal(ops.shape(edges)[2], 2))
     if traced_tf:
-        valid = _after_value_assertions(layer, flags, num_edge_types, valid)
+        valid = after_value_assertions(layer, flags, num_edge_types, valid)
     return (
         node_inputs,
         flags["edges"],
@@ -211,144 +211,6 @@ def _whole_in_range(values, stop):
         # NaN fails `values == floor(values)`, and so fails here too.
         inside = ops.logical_and(inside, ops.equal(values, ops.floor(values)))
     return inside
-
-
-def _after_shape_assertions(layer, tensors, features):
-    """The tensors, readable only after run-time shape assertions passed.
-
-    A served signature may have unknown sizes (or let a caller pass shapes
-    its spec does not allow); these checks run first, so that no later op
-    fails on the shape with a message that does not name it.
-    """
-    import tensorflow as tf
-
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
-    dims = {
-        name: _padded_shape(tensor, _RANKS[name])
-        for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True)
-    }
-    ranks_ok = tf.reduce_all(
-        [
-            tf.equal(tf.rank(tensor), _RANKS[name])
-            for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True)
-        ]
-    )
-    conditions = [
-        (ranks_ok, "the graph tensors must have the ranks 3, 3, 2, 2."),
-        (tf.equal(dims["edges"][2], 2), "`edges` must be (batch, E, 2)."),
-        (
-            tf.reduce_all(
-                [tf.equal(dims[name][0], dims["edges"][0]) for name in dims]
-            ),
-            "the graph tensors disagree on the batch size.",
-        ),
-        (
-            tf.equal(dims["node_inputs"][1], dims["node_mask"][1]),
-            "`node_inputs` and `node_mask` disagree on the number of nodes.",
-        ),
-        (
-            tf.equal(dims["edges"][1], dims["edge_types"][1]),
-            "`edges` and `edge_types` disagree on the number of edges.",
-        ),
-        (
-            tf.greater(dims["node_mask"][1], 0),
-            "the graph tensors must have at least one node slot.",
-        ),
-    ]
-    if features is not None:
-        conditions.append(
-            (
-                tf.equal(dims["node_inputs"][2], features),
-                f"`node_inputs` must have {features} features.",
-            )
-        )
-    shapes = []
-    for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
-        shapes += [f"{name}.shape=", tf.shape(tensor)]
-    # In order, so that the first problem (a rank before a size) is named.
-    assertions = []
-    for condition, message in conditions:
-        with tf.control_dependencies(assertions):
-            assertions = [
-                tf.debugging.Assert(
-                    condition, [prefix + message, "Received:", *shapes]
-                )
-            ]
-    with tf.control_dependencies(assertions):
-        return [tf.identity(tensor) for tensor in tensors]
-
-
-def _padded_shape(tensor, rank):
-    """The first `rank` sizes of `tensor`, -1 for axes it lacks."""
-    import tensorflow as tf
-
-    shape = tf.concat([tf.shape(tensor), -tf.ones([rank], "int32")], 0)
-    return shape[:rank]
-
-
-def _after_value_assertions(layer, flags, num_edge_types, valid):
-    """`valid`, readable only after the run-time value assertions passed."""
-    import tensorflow as tf
-
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
-    checks = [
-        (
-            flags["bad_mask"],
-            "`node_mask` must be 1 (or True) for real nodes and 0 for padding.",
-            "First bad entry (graph, node):",
-        ),
-        (
-            flags["out_of_range"],
-            "`edges` must hold node indices in [0, num_nodes) (whole "
-            "numbers), or -1 in both columns of a padding row.",
-            None,
-        ),
-        (
-            flags["on_padding"],
-            "`edges` must only join real nodes (nonzero `node_mask`).",
-            None,
-        ),
-        (
-            flags["bad_type"],
-            f"`edge_types` of real edges must be in [0, {num_edge_types}).",
-            None,
-        ),
-    ]
-    assertions = []
-    for bad, message, label in checks:
-        with tf.control_dependencies(assertions):
-            assertions = [_assert_nothing_bad(bad, prefix + message, label)]
-    with tf.control_dependencies(assertions):
-        return tf.identity(valid)
-
-
-def _assert_nothing_bad(bad, message, label=None):
-    """A run-time assertion in a traced TensorFlow graph (TF backend only).
-
-    `keras.ops` has no assertion, so this module is the one place that uses
-    TensorFlow directly. Under XLA (`jit_compile=True`) `Assert` compiles to
-    a no-op; the NaN outputs of invalid graphs stand in for it there.
-    """
-    import tensorflow as tf
-
-    flat = ops.reshape(bad, (-1,))
-    # A trailing False keeps `argmax` defined for batches without entries.
-    padded = ops.concatenate(
-        [ops.cast(flat, "int32"), ops.zeros((1,), "int32")]
-    )
-    first = ops.argmax(padded)
-    # In `first`'s dtype: with a float64 `floatx`, Keras makes the maximum
-    # of a dynamic int32 size and a Python int an int64.
-    row_length = ops.cast(ops.maximum(ops.shape(bad)[1], 1), first.dtype)
-    return tf.debugging.Assert(
-        ops.logical_not(ops.any(flat)),
-        [
-            message,
-            label or "First bad edge (graph, edge):",
-            first // row_length,
-            first % row_length,
-        ],
-    )
 
 
 def _shape(shape):

@@ -8,6 +8,8 @@ raises a plain `ValueError` naming the argument and the value received.
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_float_dtype
+
 
 def check_sequences(layer, sequences, features=None, *, name="inputs"):
     """Raises unless `sequences` is a float `(batch, timesteps, features)`.
@@ -26,13 +28,7 @@ def check_sequences(layer, sequences, features=None, *, name="inputs"):
             f"{layer_name} expects `{name}` of rank 3 "
             f"(batch, timesteps, features). Received: {name}.shape={shape}"
         )
-    dtype = keras.backend.standardize_dtype(sequences.dtype)
-    if "float" not in dtype:
-        raise ValueError(
-            f"{layer_name} expects floating-point `{name}` (embed integer "
-            "tokens first, e.g. with `keras.layers.Embedding`). "
-            f"Received: {name}.dtype={dtype}"
-        )
+    check_float_dtype(layer, sequences, name)
     if features is not None and shape[2] is not None and shape[2] != features:
         raise ValueError(
             f"{layer_name} was built for `{name}` with {features} features "

@@ -3,7 +3,12 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_float_dtype
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._tf_checks import assert_no_bad_node
+
+# Re-exported: the tree layers import it from here.
+from keras_recurrent.layers._tf_checks import in_xla_context  # noqa: F401
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
@@ -60,46 +65,21 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
     float `node_mask` read as real wherever nonzero (0.5 included), so both
     are rejected rather than converted.
     """
+    check_float_dtype(layer, node_inputs, "node_inputs")
     name = type(layer).__name__
-    dtypes = [
-        keras.backend.standardize_dtype(tensor.dtype)
-        for tensor in (node_inputs, children, node_mask)
-    ]
-    if "float" not in dtypes[0]:
-        raise ValueError(
-            f"{name} expects floating-point `node_inputs` (embed integer "
-            "tokens first, e.g. with `keras.layers.Embedding`). "
-            f"Received: node_inputs.dtype={dtypes[0]}"
-        )
-    if "int" not in dtypes[1]:
+    children_dtype = keras.backend.standardize_dtype(children.dtype)
+    if "int" not in children_dtype:
         raise ValueError(
             f"{name} expects integer `children` (node indices, -1 for an "
             "empty slot); floats are not truncated into indices. "
-            f"Received: children.dtype={dtypes[1]}"
+            f"Received: children.dtype={children_dtype}"
         )
-    if dtypes[2] != "bool" and "int" not in dtypes[2]:
+    mask_dtype = keras.backend.standardize_dtype(node_mask.dtype)
+    if mask_dtype != "bool" and "int" not in mask_dtype:
         raise ValueError(
             f"{name} expects a bool or integer `node_mask` (nonzero for "
-            f"real nodes). Received: node_mask.dtype={dtypes[2]}"
+            f"real nodes). Received: node_mask.dtype={mask_dtype}"
         )
-
-
-def in_xla_context():
-    """Whether the layer is being traced for XLA (`jit_compile=True`).
-
-    True on every backend but TensorFlow and PyTorch, whose traced code is
-    compiled whole by XLA (JAX), and inside a TensorFlow function compiled
-    with XLA: there, shapes must be static and run-time assertions do not
-    run.
-    """
-    backend = keras.backend.backend()
-    if backend == "torch":
-        return False
-    if backend != "tensorflow":
-        return True
-    import tensorflow as tf
-
-    return tf.__internal__.get_enclosing_xla_context() is not None
 
 
 def check_children(
@@ -164,7 +144,7 @@ def check_children(
     any_bad = ops.logical_or(
         any_bad, ops.logical_or(ops.any(shared), ops.any(orphan))
     )
-    return _assert_no_bad_node(
+    return assert_no_bad_node(
         last_parent,
         any_bad,
         lambda: _named_checks(
@@ -295,42 +275,6 @@ def reduce_parents(children, segment_reduction):
         ops.reshape(children, (-1,)),
         num_segments=num + 1,
     )[:num]
-
-
-def _assert_no_bad_node(tensor, any_bad, named_checks):
-    """Run-time assertions in a traced TensorFlow graph (TF backend only).
-
-    `keras.ops` has no assertion, so this is the one place that uses
-    TensorFlow directly. `named_checks()` builds the `(bad, message)` pairs;
-    it only runs, in a `tf.cond` branch, when `any_bad` is true. The
-    returned copy of `tensor` depends on the result. Not used under XLA
-    (`jit_compile=True`), where `Assert` would compile to a no-op: the
-    static-shape path gives bad trees NaN outputs instead (`bad_trees`).
-    """
-    import tensorflow as tf
-
-    def fail():
-        asserts = []
-        for bad, message in named_checks():
-            any_bad = ops.any(bad, axis=-1)
-            flat = ops.reshape(any_bad, (-1,))
-            first = ops.argmax(ops.cast(flat, "int32"))
-            num_nodes = ops.shape(any_bad)[1]
-            asserts.append(
-                tf.debugging.Assert(
-                    ops.logical_not(ops.any(flat)),
-                    [
-                        message,
-                        "First bad node (tree, node):",
-                        first // num_nodes,
-                        first % num_nodes,
-                    ],
-                )
-            )
-        with tf.control_dependencies(asserts):
-            return tf.identity(tensor)
-
-    return tf.cond(any_bad, fail, lambda: tf.identity(tensor))
 
 
 def bad_trees(children, real):

@@ -11,6 +11,8 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._concrete import on_meta_device
+from keras_recurrent.layers._initializers import gate_bias
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
@@ -20,8 +22,6 @@ from keras_recurrent.layers._tree_checks import flat_child_rows
 from keras_recurrent.layers._tree_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import reduce_parents
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
-from keras_recurrent.layers._weight_options import gate_bias
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 
 class TreeLSTMBase(keras.layers.Layer):

@@ -10,17 +10,17 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._initializers import gate_bias
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_step_inputs
-from keras_recurrent.layers._weight_options import gate_bias
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
-from keras_recurrent.layers.lstm_variant_cell import _check_float_inputs
 
 # Pre-activation blocks of `kernel_j` per unit type (Keras' cell orders).
 CELL_TYPES = {
@@ -431,7 +431,7 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         ]
 
     def call(self, inputs, states, training=False):
-        _check_float_inputs(self, inputs)
+        check_float_dtype(self, inputs)
         if not getattr(self, "_inputs_projected", False):
             # (`GatedFeedbackRNN` hands the cell projected inputs.)
             check_step_inputs(self, inputs, self.input_widths[0])

@@ -7,14 +7,15 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 
 # With `aggregation="auto"`, messages are summed with dense per-graph
 # adjacency matmuls when the count tensor has at most this many entries per
@@ -220,17 +221,10 @@ class GatedGraph(keras.layers.Layer):
         self.propagation_steps = check_positive_int(
             "propagation_steps", propagation_steps
         )
-        for name, value in (
-            ("add_reverse_edges", add_reverse_edges),
-            ("concatenate_directions", concatenate_directions),
-            ("use_bias", use_bias),
-            ("reset_after", reset_after),
-        ):
-            if not isinstance(value, bool):
-                raise ValueError(
-                    f"Argument `{name}` must be a boolean. "
-                    f"Received: {name}={value!r}"
-                )
+        check_bool("add_reverse_edges", add_reverse_edges)
+        check_bool("concatenate_directions", concatenate_directions)
+        check_bool("use_bias", use_bias)
+        check_bool("reset_after", reset_after)
         aggregation = check_option("aggregation", aggregation, AGGREGATIONS)
         if concatenate_directions and not add_reverse_edges:
             raise ValueError(

@@ -4,13 +4,14 @@ import keras
 from keras import initializers
 from keras import ops
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
-from keras_recurrent.layers._weight_options import reseeded
+from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers.gated_graph import GatedGraph
 from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.node_selection import NodeSelection
@@ -200,19 +201,12 @@ class GGSNN(keras.layers.Layer):
         self.hidden_units = check_positive_int(
             "hidden_units", hidden_units, allow_none=True
         )
-        for name, value in (
-            ("add_reverse_edges", add_reverse_edges),
-            ("concatenate_directions", concatenate_directions),
-            ("share_propagation", share_propagation),
-            ("return_annotations", return_annotations),
-            ("use_bias", use_bias),
-            ("reset_after", reset_after),
-        ):
-            if not isinstance(value, bool):
-                raise ValueError(
-                    f"Argument `{name}` must be a boolean. "
-                    f"Received: {name}={value!r}"
-                )
+        check_bool("add_reverse_edges", add_reverse_edges)
+        check_bool("concatenate_directions", concatenate_directions)
+        check_bool("share_propagation", share_propagation)
+        check_bool("return_annotations", return_annotations)
+        check_bool("use_bias", use_bias)
+        check_bool("reset_after", reset_after)
         self.propagation_steps = check_positive_int(
             "propagation_steps", propagation_steps
         )

@@ -7,12 +7,13 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_input_shapes
 from keras_recurrent.layers._node_inputs import unpack_node_inputs
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -102,11 +103,7 @@ class GraphReadout(keras.layers.Layer):
     ):
         super().__init__(**kwargs)
         self.units = check_positive_int("units", units)
-        if not isinstance(use_bias, bool):
-            raise ValueError(
-                "Argument `use_bias` must be a boolean. "
-                f"Received: use_bias={use_bias!r}"
-            )
+        check_bool("use_bias", use_bias)
         self.activation = activations.get(activation)
         self.gate_activation = activations.get(gate_activation)
         self.use_bias = use_bias

@@ -7,14 +7,15 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._initializers import gate_bias
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._sequence_checks import check_step_inputs
-from keras_recurrent.layers._weight_options import gate_bias
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
 # structural switches of `LSTMVariantCell`; see the class docstring.
@@ -357,7 +358,7 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
-        _check_float_inputs(self, inputs)
+        check_float_dtype(self, inputs)
         check_step_inputs(self, inputs, self.kernel.shape[0])
         if training and self.dropout > 0:
             inputs = inputs * self.get_dropout_mask(inputs)
@@ -442,13 +443,3 @@ class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
         )
         base_config = super().get_config()
         return {**base_config, **config}
-
-
-def _check_float_inputs(layer, inputs):
-    dtype = keras.backend.standardize_dtype(inputs.dtype)
-    if "float" not in dtype:
-        raise ValueError(
-            f"{type(layer).__name__} expects floating-point `inputs` (embed "
-            f"integer tokens first, e.g. with `keras.layers.Embedding`). "
-            f"Received: inputs.dtype={dtype}"
-        )

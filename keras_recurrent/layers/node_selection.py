@@ -8,12 +8,12 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_input_shapes
 from keras_recurrent.layers._node_inputs import unpack_node_inputs
-from keras_recurrent.layers._weight_options import reseeded
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 # The logit of padding nodes: far below any real score, yet finite, so that a
 # softmax over a graph gives them exactly 0 and no NaN reaches a loss or its

@@ -5,11 +5,11 @@ from keras import constraints
 from keras import initializers
 from keras import regularizers
 
+from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import record_features
-from keras_recurrent.layers._weight_options import reseeded
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)

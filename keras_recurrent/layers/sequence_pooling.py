@@ -7,11 +7,11 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_option
+from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import last_valid_step
 from keras_recurrent.layers._sequence_checks import max_over_time
-from keras_recurrent.layers._weight_options import serialize_weight_options
 
 MODES = ("last", "mean", "max", "attention")
 

@@ -4,6 +4,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from keras_recurrent._batching import check_dataset
+from keras_recurrent._batching import find_matches
+from keras_recurrent._batching import padding_of
+from keras_recurrent._batching import with_checked_tensors
 from keras_recurrent._checks import check_positive_int
 
 # The keys of one tree as `encode_tree` makes it; `node_inputs` (float
@@ -122,76 +126,15 @@ def padded_batch(
     """
     import tensorflow as tf  # Only `tf.data` needs it.
 
-    if not isinstance(dataset, tf.data.Dataset):
-        raise ValueError(
-            "Argument `dataset` must be a `tf.data.Dataset`. "
-            f"Received: dataset of type {type(dataset)}"
-        )
+    check_dataset(dataset)
     batch_size = check_positive_int("batch_size", batch_size)
     num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
-    if bucket_boundaries is not None:
-        if num_nodes is not None:
-            raise ValueError(
-                "Arguments `num_nodes` and `bucket_boundaries` exclude each "
-                f"other. Received: num_nodes={num_nodes}, "
-                f"bucket_boundaries={bucket_boundaries!r}"
-            )
-        boundaries = list(bucket_boundaries)
-        if (
-            not boundaries
-            or any(
-                isinstance(b, bool) or not isinstance(b, int) or b < 1
-                for b in boundaries
-            )
-            or boundaries != sorted(set(boundaries))
-        ):
-            raise ValueError(
-                "Argument `bucket_boundaries` must be a non-empty, strictly "
-                "increasing list of positive integers. "
-                f"Received: bucket_boundaries={bucket_boundaries!r}"
-            )
+    boundaries = _check_bucket_boundaries(bucket_boundaries, num_nodes)
     spec = dataset.element_spec
-    found = []
-
-    def shapes_and_values(spec):
-        if _is_tree_spec(spec):
-            found.append(spec)
-            shapes, values = {}, {}
-            for key, value in spec.items():
-                shape = value.shape.as_list()
-                if key in (
-                    "node_tokens",
-                    "node_inputs",
-                    "children",
-                    "node_mask",
-                ):
-                    shape[0] = num_nodes
-                shapes[key] = tf.TensorShape(shape)
-                values[key] = tf.constant(
-                    -1 if key == "children" else 0, dtype=value.dtype
-                )
-            return shapes, values
-        if isinstance(spec, Mapping):
-            pairs = {key: shapes_and_values(v) for key, v in spec.items()}
-            return (
-                {key: pair[0] for key, pair in pairs.items()},
-                {key: pair[1] for key, pair in pairs.items()},
-            )
-        if isinstance(spec, (tuple, list)):
-            pairs = [shapes_and_values(value) for value in spec]
-            return (
-                type(spec)(pair[0] for pair in pairs),
-                type(spec)(pair[1] for pair in pairs),
-            )
-        if not isinstance(spec, tf.TensorSpec):
-            raise ValueError(
-                "Argument `dataset` must have elements of dense tensors in "
-                f"dicts, tuples or lists. Received: element_spec={spec!r}"
-            )
-        return spec.shape, tf.constant(0, dtype=spec.dtype)
-
-    padded_shapes, padding_values = shapes_and_values(spec)
-    if len(found) != 1:
+    padded_shapes, padding_values = padding_of(
+        spec, _is_tree_spec, lambda tree: _tree_padding(tree, num_nodes)
+    )
+    if len(find_matches(spec, _is_tree_spec)) != 1:
         raise ValueError(
             "Argument `dataset` must have elements that hold one tree dict "
             f"with the keys {list(_TREE_KEYS)}. "
@@ -199,7 +142,7 @@ def padded_batch(
         )
     if validate:
         dataset = dataset.map(_validated)
-    if bucket_boundaries is None:
+    if boundaries is None:
         return dataset.padded_batch(
             batch_size,
             padded_shapes=padded_shapes,
@@ -208,7 +151,7 @@ def padded_batch(
         )
 
     def tree_size(*element):
-        tree = _find_tree(element[0] if len(element) == 1 else element)
+        (tree,) = find_matches(element, _is_tree_spec)
         return tf.shape(tree["node_mask"])[0]
 
     return dataset.bucket_by_sequence_length(
@@ -221,30 +164,59 @@ def padded_batch(
     )
 
 
-def _validated(*element):
-    """`element` with its tree's `children` passed through the checks."""
+def _check_bucket_boundaries(bucket_boundaries, num_nodes):
+    """`bucket_boundaries` as a list (or `None`), else raises."""
+    if bucket_boundaries is None:
+        return None
+    if num_nodes is not None:
+        raise ValueError(
+            "Arguments `num_nodes` and `bucket_boundaries` exclude each "
+            f"other. Received: num_nodes={num_nodes}, "
+            f"bucket_boundaries={bucket_boundaries!r}"
+        )
+    boundaries = list(bucket_boundaries)
+    if (
+        not boundaries
+        or any(
+            isinstance(b, bool) or not isinstance(b, int) or b < 1
+            for b in boundaries
+        )
+        or boundaries != sorted(set(boundaries))
+    ):
+        raise ValueError(
+            "Argument `bucket_boundaries` must be a non-empty, strictly "
+            "increasing list of positive integers. "
+            f"Received: bucket_boundaries={bucket_boundaries!r}"
+        )
+    return boundaries
+
+
+def _tree_padding(tree, num_nodes):
+    """The padded shapes and values of one tree dict's spec: `children`
+    with -1, the rest with zeros; the node axis to `num_nodes`."""
     import tensorflow as tf
 
-    from keras_recurrent.trees.validation import validate_tree_tensors
+    shapes, values = {}, {}
+    for key, value in tree.items():
+        shape = value.shape.as_list()
+        if key in ("node_tokens", "node_inputs", "children", "node_mask"):
+            shape[0] = num_nodes
+        shapes[key] = tf.TensorShape(shape)
+        values[key] = tf.constant(
+            -1 if key == "children" else 0, dtype=value.dtype
+        )
+    return shapes, values
 
-    element = element[0] if len(element) == 1 else element
-    tree = _find_tree(element)
 
-    def check(children, node_mask, *node_inputs):
-        validate_tree_tensors(children[None], node_mask[None])
-        for values in node_inputs:
-            real = (node_mask != 0).reshape((-1,) + (1,) * (values.ndim - 1))
-            bad = ~np.isfinite(values) & real
-            if bad.any():
-                index = tuple(np.argwhere(bad)[0].tolist())
-                raise ValueError(
-                    "`node_inputs` of real nodes must be finite. Received: "
-                    f"node_inputs{list(index)}={values[index].item()}"
-                )
-        return children
+def _validated(*element):
+    """`element` with its tree's `children` passed through the checks."""
+    return with_checked_tensors(element, _is_tree_spec, _checked_children)
 
-    # The checked `children` replace the tree's own, so that the check is
-    # part of the data path (a mere control dependency was pruned).
+
+def _checked_children(tree):
+    """The tree's `children` and a copy that passes through the checks."""
+    import tensorflow as tf
+
     children = tree["children"]
     node_inputs = tree.get("node_inputs")
     extra = (
@@ -253,33 +225,32 @@ def _validated(*element):
         else []
     )
     checked = tf.numpy_function(
-        check,
+        _check_tree,
         [children, tree["node_mask"], *extra],
         children.dtype,
         stateful=False,
     )
     checked.set_shape(children.shape)
-    return tf.nest.pack_sequence_as(
-        element,
-        [
-            checked if value is children else value
-            for value in tf.nest.flatten(element)
-        ],
-    )
+    return children, checked
+
+
+def _check_tree(children, node_mask, *node_inputs):
+    """Raises a `ValueError` on a bad tree (NumPy arrays); returns
+    `children`."""
+    from keras_recurrent.trees.validation import validate_tree_tensors
+
+    validate_tree_tensors(children[None], node_mask[None])
+    for values in node_inputs:
+        real = (node_mask != 0).reshape((-1,) + (1,) * (values.ndim - 1))
+        bad = ~np.isfinite(values) & real
+        if bad.any():
+            index = tuple(np.argwhere(bad)[0].tolist())
+            raise ValueError(
+                "`node_inputs` of real nodes must be finite. Received: "
+                f"node_inputs{list(index)}={values[index].item()}"
+            )
+    return children
 
 
 def _is_tree_spec(spec):
     return isinstance(spec, Mapping) and set(_TREE_KEYS) <= set(spec)
-
-
-def _find_tree(element):
-    if _is_tree_spec(element):
-        return element
-    values = element.values() if isinstance(element, Mapping) else element
-    if isinstance(values, (tuple, list)) or isinstance(element, Mapping):
-        for value in values:
-            if isinstance(value, (Mapping, tuple, list)):
-                tree = _find_tree(value)
-                if tree is not None:
-                    return tree
-    return None

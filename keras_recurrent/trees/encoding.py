@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.trees.validation import find_tree_problem
@@ -113,7 +114,7 @@ def post_order(tree, *, labeled=True, binarize=None, intermediate_label=None):
     """
     if isinstance(tree, str):
         tree = parse_tree(tree)
-    _check_labeled(labeled)
+    check_bool("labeled", labeled)
 
     def expand(node):
         if isinstance(node, (tuple, list)):
@@ -451,14 +452,6 @@ def _post_order(root, expand, binarize, intermediate_label):
         if len(labels) > 10_000_000:
             raise ValueError("The tree has more than 10 million nodes.")
     return labels, children
-
-
-def _check_labeled(labeled):
-    if not isinstance(labeled, bool):
-        raise ValueError(
-            "Argument `labeled` must be a boolean. "
-            f"Received: labeled={labeled!r}"
-        )
 
 
 def _is_node_list(tree):

@@ -1,6 +1,7 @@
 """HyperModel searching over Gated-Feedback RNNs."""
 
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import check_bool
 from keras_recurrent.layers.gated_feedback_cell import CELL_TYPES
 from keras_recurrent.layers.gated_feedback_cell import FEEDBACK_MODES
 from keras_recurrent.tuning.sequence_hyper_model import SequenceHyperModel
@@ -91,12 +92,7 @@ class GatedFeedbackHyperModel(SequenceHyperModel):
             name=name,
             tunable=tunable,
         )
-        if not isinstance(return_sequences, bool):
-            raise ValueError(
-                "Argument `return_sequences` must be a boolean. "
-                f"Received: return_sequences={return_sequences!r}"
-            )
-        self.return_sequences = return_sequences
+        self.return_sequences = check_bool("return_sequences", return_sequences)
 
     def _recurrent_layers(self, hp, sequences):
         cell_type = hp.Choice(

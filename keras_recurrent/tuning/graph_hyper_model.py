@@ -7,8 +7,10 @@ import keras_tuner
 
 from keras_recurrent import graphs as graph_encoding
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
-from keras_recurrent._checks import is_positive_int
+from keras_recurrent._checks import check_positive_int
 
 _TASKS = ("graph_classification", "graph_regression", "node_selection")
 
@@ -117,15 +119,8 @@ class GraphHyperModel(keras_tuner.HyperModel):
         tunable=True,
     ):
         super().__init__(name=name, tunable=tunable)
-        for argument, value in (
-            ("node_features", node_features),
-            ("num_edge_types", num_edge_types),
-        ):
-            if not is_positive_int(value):
-                raise ValueError(
-                    f"Argument `{argument}` must be a positive integer. "
-                    f"Received: {argument}={value!r}"
-                )
+        check_positive_int("node_features", node_features)
+        check_positive_int("num_edge_types", num_edge_types)
         task = check_option("task", task, _TASKS)
         if task == "node_selection":
             if output_units is not None:
@@ -135,39 +130,23 @@ class GraphHyperModel(keras_tuner.HyperModel):
                     f"Received: output_units={output_units!r}"
                 )
         else:
-            minimum = 2 if task == "graph_classification" else 1
-            if not is_positive_int(output_units) or output_units < minimum:
-                raise ValueError(
-                    "Argument `output_units` must be an integer >= "
-                    f"{minimum} for task={task!r}. "
-                    f"Received: output_units={output_units!r}"
-                )
+            check_int(
+                "output_units",
+                output_units,
+                2 if task == "graph_classification" else 1,
+                context=f"for task={task!r}",
+            )
         if output_steps is not None:
-            if not is_positive_int(output_steps):
-                raise ValueError(
-                    "Argument `output_steps` must be a positive integer or "
-                    f"None. Received: output_steps={output_steps!r}"
-                )
+            check_positive_int("output_steps", output_steps, allow_none=True)
             if task == "graph_regression":
                 raise ValueError(
                     "Argument `output_steps` (a GGS-NN) needs "
                     "task='node_selection' or 'graph_classification'. "
                     f"Received: output_steps={output_steps!r}, task={task!r}"
                 )
-        for argument, value in (
-            ("num_nodes", num_nodes),
-            ("num_edges", num_edges),
-        ):
-            if value is not None and not is_positive_int(value):
-                raise ValueError(
-                    f"Argument `{argument}` must be a positive integer or "
-                    f"None. Received: {argument}={value!r}"
-                )
-        if not isinstance(add_reverse_edges, bool):
-            raise ValueError(
-                "Argument `add_reverse_edges` must be a boolean. "
-                f"Received: add_reverse_edges={add_reverse_edges!r}"
-            )
+        check_positive_int("num_nodes", num_nodes, allow_none=True)
+        check_positive_int("num_edges", num_edges, allow_none=True)
+        check_bool("add_reverse_edges", add_reverse_edges)
         self.node_features = int(node_features)
         self.num_edge_types = int(num_edge_types)
         self.task = task

@@ -4,6 +4,7 @@ import keras
 import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import is_positive_int
@@ -120,24 +121,17 @@ class SequenceHyperModel(keras_tuner.HyperModel):
         )
         _check_input_shape(input_shape, tokens=vocabulary_size is not None)
         task = check_option("task", task, _TASKS)
-        minimum_units = 2 if task == "classification" else 1
-        if not is_positive_int(output_units) or output_units < minimum_units:
-            raise ValueError(
-                f"Argument `output_units` must be an integer >= "
-                f"{minimum_units} for task={task!r}. "
-                f"Received: output_units={output_units!r}"
-            )
-        if not isinstance(masking, bool):
-            raise ValueError(
-                "Argument `masking` must be a boolean. "
-                f"Received: masking={masking!r}"
-            )
+        self.output_units = check_int(
+            "output_units",
+            output_units,
+            2 if task == "classification" else 1,
+            context=f"for task={task!r}",
+        )
+        self.masking = check_bool("masking", masking)
         self.input_shape = tuple(
             None if size is None else int(size) for size in input_shape
         )
-        self.output_units = int(output_units)
         self.task = task
-        self.masking = masking
 
     def build(self, hp):
         if self.vocabulary_size is None:

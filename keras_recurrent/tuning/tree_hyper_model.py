@@ -5,8 +5,9 @@ import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent import trees as tree_encoding
+from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
-from keras_recurrent._checks import is_positive_int
+from keras_recurrent._checks import check_positive_int
 
 _TASKS = ("classification", "regression")
 
@@ -90,18 +91,14 @@ class TreeHyperModel(keras_tuner.HyperModel):
         tunable=True,
     ):
         super().__init__(name=name, tunable=tunable)
-        if not is_positive_int(num_children):
-            raise ValueError(
-                "Argument `num_children` must be a positive integer. "
-                f"Received: num_children={num_children!r}"
-            )
+        self.num_children = check_positive_int("num_children", num_children)
         task = check_option("task", task, _TASKS)
-        minimum = 2 if task == "classification" else 1
-        if not is_positive_int(output_units) or output_units < minimum:
-            raise ValueError(
-                f"Argument `output_units` must be an integer >= {minimum} "
-                f"for task={task!r}. Received: output_units={output_units!r}"
-            )
+        self.output_units = check_int(
+            "output_units",
+            output_units,
+            2 if task == "classification" else 1,
+            context=f"for task={task!r}",
+        )
         if (vocabulary_size is None) == (node_features is None):
             raise ValueError(
                 "Exactly one of the arguments `vocabulary_size` (token "
@@ -114,13 +111,7 @@ class TreeHyperModel(keras_tuner.HyperModel):
             ("node_features", node_features),
             ("num_nodes", num_nodes),
         ):
-            if value is not None and not is_positive_int(value):
-                raise ValueError(
-                    f"Argument `{argument}` must be a positive integer or "
-                    f"None. Received: {argument}={value!r}"
-                )
-        self.num_children = int(num_children)
-        self.output_units = int(output_units)
+            check_positive_int(argument, value, allow_none=True)
         self.vocabulary_size = vocabulary_size
         self.node_features = node_features
         self.task = task

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
-from keras_recurrent.layers._weight_options import reseeded
+from keras_recurrent.layers._initializers import reseeded
 
 UNITS = 4
 GRAPH_SHAPES = [(None, 5, 2), (None, 6, 2), (None, 6), (None, 5)]

@@ -1,4 +1,9 @@
-"""The config entries of a layer's per-weight initializers and friends."""
+"""Initializer helpers of the layers, and their per-weight config entries.
+
+`reseeded` gives each weight its own seed, `gate_bias` builds fused gate
+biases, and `serialize_weight_options` writes every weight's initializer,
+regularizer and constraint into a layer's config.
+"""
 
 from keras import constraints
 from keras import initializers
