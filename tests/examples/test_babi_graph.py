@@ -103,6 +103,7 @@ def test_a_task_trains_the_same_after_another(tmp_path):
     assert result.stdout.strip().endswith("same"), result.stdout
 
 
+@pytest.mark.slow  # about 40 s on 2 cores
 def test_command_line_over_several_training_sets(tmp_path):
     result = _python(
         [

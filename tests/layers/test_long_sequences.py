@@ -30,7 +30,10 @@ def _adding_problem(batch, timesteps, seed):
     "make_layer",
     [
         lambda: kr.layers.PeepholeLSTM(4),
-        lambda: kr.layers.GatedFeedbackRNN([4, 4], cell_type="lstm"),
+        pytest.param(
+            lambda: kr.layers.GatedFeedbackRNN([4, 4], cell_type="lstm"),
+            marks=pytest.mark.slow,  # about 45 s on 2 cores
+        ),
     ],
     ids=["peephole_lstm", "gated_feedback_rnn"],
 )
