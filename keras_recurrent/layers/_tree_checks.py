@@ -4,6 +4,8 @@ import keras
 from keras import ops
 
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._tree_levels import flat_child_rows
+from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
@@ -262,39 +264,6 @@ def _named_checks(layer, children, real, shared, orphan):
         ),
     ]
     return [(bad, prefix + message) for bad, message in checks]
-
-
-def flat_child_rows(children, empty):
-    """`(batch * N, K)`: each slot's child as its row `b * N + child` of the
-    flattened batch, `empty` for an empty (or out-of-range) slot."""
-    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-    offsets = ops.reshape(
-        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
-    )
-    valid = ops.logical_and(
-        ops.greater_equal(children, 0), ops.less(children, num_nodes)
-    )
-    return ops.reshape(
-        ops.where(valid, children + offsets, empty),
-        (batch_size * num_nodes, ops.shape(children)[2]),
-    )
-
-
-def reduce_parents(children, segment_reduction):
-    """`(n,)`: `segment_reduction` (e.g. `ops.segment_max`) of the parents
-    of each of `n` nodes; `children` `(n, K)` holds the nodes' children,
-    `n` for an empty slot. A node without a parent gets the reduction's
-    empty value."""
-    num, width = ops.shape(children)[0], ops.shape(children)[1]
-    parents = ops.broadcast_to(
-        ops.reshape(ops.arange(num, dtype="int32"), (-1, 1)), (num, width)
-    )
-    # Empty slots count for an extra node, dropped after.
-    return segment_reduction(
-        ops.reshape(parents, (-1,)),
-        ops.reshape(children, (-1,)),
-        num_segments=num + 1,
-    )[:num]
 
 
 def _assert_no_bad_node(tensor, any_bad, named_checks):

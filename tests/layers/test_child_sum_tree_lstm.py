@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
-from keras_recurrent.layers import _tree_lstm
+from keras_recurrent.layers import _tree_levels
 from tests.layers import tree_lstm_cases as cases
 from tests.layers import tree_reference as reference
 
@@ -85,7 +85,7 @@ def test_node_levels():
     parent = np.full(9, -1, "int32")
     for node, node_children in enumerate(children):
         parent[node_children[node_children < 9]] = node
-    levels = _tree_lstm._node_levels(children, parent)
+    levels = _tree_levels.node_levels(children, parent)
     np.testing.assert_array_equal(levels, [0, 1, 2, 3, 0, 0, 0, 3, 0])
 
 
