@@ -511,9 +511,10 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
                 j, gate_input, recurrent_terms, h_star, h_rec
             )
             gates.append(g)
-            h, layer_states = unit(
-                z, feedback, recurrent_terms, j, h_rec, h_prev[j], c_prev[j]
-            )
+            recurrent = None
+            if self.cell_type != "tanh":
+                recurrent = self._own_recurrent(recurrent_terms, j, h_rec)
+            h, layer_states = unit(z, recurrent, feedback, h_prev[j], c_prev[j])
             new_states.extend(layer_states)
             new_h.append(h)
             layer_input = h
@@ -622,16 +623,15 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             return own_recurrent[j]
         return ops.matmul(h_rec[j], self.recurrent_kernels[j])
 
-    def _tanh_unit(self, z, feedback, recurrent_terms, j, h_rec, h, c):
+    def _tanh_unit(self, z, recurrent, feedback, h, c):
         """A tanh layer's new `h` and states `[h]`."""
-        del recurrent_terms, j, h_rec, h, c
+        del recurrent, h, c
         h = self.activation(z + feedback)
         return h, [h]
 
-    def _gru_unit(self, z, feedback, recurrent_terms, j, h_rec, h, c):
+    def _gru_unit(self, z, recurrent, feedback, h, c):
         """A GRU layer's new `h` and states `[h]`."""
         del c
-        recurrent = self._own_recurrent(recurrent_terms, j, h_rec)
         z_x, r_x, h_x = ops.split(z, 3, axis=-1)
         z_h, r_h = ops.split(recurrent, 2, axis=-1)
         update = self.recurrent_activation(z_x + z_h)
@@ -640,10 +640,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         h = update * h + (1.0 - update) * candidate
         return h, [h]
 
-    def _lstm_unit(self, z, feedback, recurrent_terms, j, h_rec, h, c):
+    def _lstm_unit(self, z, recurrent, feedback, h, c):
         """An LSTM layer's new `h` and states `[h, c]`."""
         del h
-        recurrent = self._own_recurrent(recurrent_terms, j, h_rec)
         i_x, f_x, c_x, o_x = ops.split(z, 4, axis=-1)
         i_h, f_h, o_h = ops.split(recurrent, 3, axis=-1)
         i = self.recurrent_activation(i_x + i_h)
