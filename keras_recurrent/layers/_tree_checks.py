@@ -9,6 +9,8 @@ from keras_recurrent.layers._tf_checks import assert_no_bad_node
 
 # Re-exported: the tree layers import it from here.
 from keras_recurrent.layers._tf_checks import in_xla_context  # noqa: F401
+from keras_recurrent.layers._tree_levels import flat_child_rows
+from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
@@ -242,39 +244,6 @@ def _named_checks(layer, children, real, shared, orphan):
         ),
     ]
     return [(bad, prefix + message) for bad, message in checks]
-
-
-def flat_child_rows(children, empty):
-    """`(batch * N, K)`: each slot's child as its row `b * N + child` of the
-    flattened batch, `empty` for an empty (or out-of-range) slot."""
-    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-    offsets = ops.reshape(
-        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
-    )
-    valid = ops.logical_and(
-        ops.greater_equal(children, 0), ops.less(children, num_nodes)
-    )
-    return ops.reshape(
-        ops.where(valid, children + offsets, empty),
-        (batch_size * num_nodes, ops.shape(children)[2]),
-    )
-
-
-def reduce_parents(children, segment_reduction):
-    """`(n,)`: `segment_reduction` (e.g. `ops.segment_max`) of the parents
-    of each of `n` nodes; `children` `(n, K)` holds the nodes' children,
-    `n` for an empty slot. A node without a parent gets the reduction's
-    empty value."""
-    num, width = ops.shape(children)[0], ops.shape(children)[1]
-    parents = ops.broadcast_to(
-        ops.reshape(ops.arange(num, dtype="int32"), (-1, 1)), (num, width)
-    )
-    # Empty slots count for an extra node, dropped after.
-    return segment_reduction(
-        ops.reshape(parents, (-1,)),
-        ops.reshape(children, (-1,)),
-        num_segments=num + 1,
-    )[:num]
 
 
 def bad_trees(children, real):

@@ -18,10 +18,12 @@ from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
 from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
-from keras_recurrent.layers._tree_checks import flat_child_rows
 from keras_recurrent.layers._tree_checks import in_xla_context
-from keras_recurrent.layers._tree_checks import reduce_parents
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
+from keras_recurrent.layers._tree_levels import level_order
+from keras_recurrent.layers._tree_levels import real_node_index
+from keras_recurrent.layers._tree_levels import reduce_parents
+from keras_recurrent.layers._tree_levels import static_schedule
 
 
 class TreeLSTMBase(keras.layers.Layer):
@@ -228,78 +230,44 @@ class TreeLSTMBase(keras.layers.Layer):
 
     def _call_dynamic(self, node_inputs, children, node_mask, training):
         """The level loop over the real nodes alone (dynamic shapes)."""
-        units = self.units
-        real = ops.reshape(ops.cast(node_mask, "bool"), (-1,))
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
-
-        # Node v of tree b is row b * N + v of the flat batch. Past the
-        # checks, the work is done on the real nodes alone (padding is most
-        # of a batch of trees of mixed sizes), numbered in row order:
-        # `index_of[row]` is the number of the real node at `row`, and
-        # `num_real` for padding and for the extra row `total` that
-        # `flat_child_rows` gives empty slots; `node_children` `(num_real,
-        # K)` holds each real node's children, `num_real` in empty slots.
-        real_int = ops.cast(real, "int32")
-        num_real = ops.sum(real_int)
-        real_rows = ops.cast(ops.nonzero(real)[0], "int32")
-        index_of = ops.concatenate(
-            [
-                ops.where(real, ops.cumsum(real_int) - 1, num_real),
-                ops.expand_dims(num_real, 0),
-            ]
-        )
-        node_children = ops.take(
-            index_of,
-            ops.take(flat_child_rows(children, total), real_rows, axis=0),
-        )
+        index = real_node_index(children, node_mask)
+        node_children = index["node_children"]
         parent = check_children(
             self,
             children,
             node_mask,
             reduce_parents(node_children, ops.segment_min),
             reduce_parents(node_children, ops.segment_max),
-            index_of[:total],
+            index["index_of"][:total],
         )
-        # The real nodes are sorted by level (`_node_levels`): the leaves
-        # (level 0) first, then the inner nodes, deepest first. Level `l`
-        # is the contiguous block `bounds[l]:bounds[l + 1]` of this order;
-        # the states `h` and `c` live in two arrays in the same order, plus
-        # a last all-zero row that empty slots read.
-        levels = _node_levels(node_children, parent)
-        # Not `ops.max(..., initial=-1)`: with PyTorch it puts `initial` on
-        # the CPU, next to CUDA tensors.
-        num_levels = (
-            ops.max(ops.concatenate([levels, ops.full((1,), -1, "int32")])) + 1
-        )
-        num_leaves = ops.sum(ops.cast(ops.equal(levels, 0), "int32"))
-        by_level = ops.cast(ops.argsort(levels), "int32")
-        # `slot[node]`: where a real node sits in that order (the inverse
-        # permutation, as a segment sum: TensorFlow's `scatter` took several
-        # times longer), and the zero row `num_real` for `num_real`.
-        slot = ops.concatenate(
-            [
-                ops.segment_sum(
-                    ops.arange(num_real, dtype="int32"),
-                    by_level,
-                    num_segments=num_real,
-                ),
-                ops.expand_dims(num_real, 0),
-            ]
-        )
-        bounds = ops.cast(
-            ops.searchsorted(
-                ops.take(levels, by_level),
-                ops.arange(num_levels + 1, dtype="int32"),
-            ),
-            "int32",
-        )
-        inner_slots = ops.take(
-            slot, ops.take(node_children, by_level[num_leaves:], axis=0)
-        )
+        order = level_order(node_children, parent, index["num_real"])
         # The rows of the flat batch in level order.
-        order = ops.take(real_rows, by_level)
+        rows = ops.take(index["real_rows"], order["by_level"])
+        num_leaves = order["num_leaves"]
+        leaf_x, inner_x = self._level_sorted_inputs(
+            node_inputs, total, rows, num_leaves, training
+        )
+        kernel, bias = self._input_weights()
+        leaf_h, leaf_c = self._leaf_states(leaf_x, kernel, bias)
+        recurrent_mask = None
+        if training and self.recurrent_dropout > 0:
+            recurrent_mask = self._tree_dropout_mask(
+                batch_size, ops.floor_divide(rows[num_leaves:], num_nodes)
+            )
+        h, c = self._dynamic_levels(
+            order, inner_x, (kernel, bias), recurrent_mask, leaf_h, leaf_c
+        )
+        return self._dynamic_outputs(
+            (h, c), index, order["slot"], batch_size, num_nodes
+        )
 
+    def _level_sorted_inputs(
+        self, node_inputs, total, rows, num_leaves, training
+    ):
+        """The leaves' and the inner nodes' inputs in level order, with
+        input dropout."""
         flat_inputs = ops.reshape(
             ops.cast(node_inputs, self.compute_dtype),
             (total, self.kernel.shape[0]),
@@ -308,19 +276,22 @@ class TreeLSTMBase(keras.layers.Layer):
         # neither pass slices them apart.
         leaf_x, inner_x = (
             ops.take(flat_inputs, part, axis=0)
-            for part in (order[:num_leaves], order[num_leaves:])
+            for part in (rows[:num_leaves], rows[num_leaves:])
         )
         if training and self.dropout > 0:
             leaf_x, inner_x = (
                 keras.random.dropout(x, self.dropout, seed=self.seed_generator)
                 for x in (leaf_x, inner_x)
             )
+        return leaf_x, inner_x
 
+    def _leaf_states(self, leaf_x, kernel, bias):
+        """The states `(h, c)` of the leaves, computed at once."""
         # The leaves have no children: with zero child states the cell
         # reduces to c = i * u, h = o * tanh(c), computed for all of them
         # at once, before the loop (most nodes are leaves). They need no
         # forget gate, so they are projected on the [i, o, u] columns only.
-        kernel, bias = self._input_weights()
+        units = self.units
 
         def input_gates(weight):  # The [i, o, u] blocks.
             blocks = ops.split(weight, weight.shape[-1] // units, axis=-1)
@@ -337,7 +308,30 @@ class TreeLSTMBase(keras.layers.Layer):
         )
         leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
         leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
+        return leaf_h, leaf_c
 
+    def _tree_dropout_mask(self, num_trees, tree_of_row):
+        """The recurrent dropout mask of each row: one mask per tree."""
+        # One mask per tree, as Keras' recurrent dropout keeps one per
+        # sequence; a node's children are in its tree, so each node
+        # applies the mask of its own tree to its children's `h`.
+        return ops.take(
+            keras.random.dropout(
+                ops.ones((num_trees, self.units), dtype=self.compute_dtype),
+                self.recurrent_dropout,
+                seed=self.seed_generator,
+            ),
+            tree_of_row,
+            axis=0,
+        )
+
+    def _dynamic_levels(
+        self, order, inner_x, input_weights, recurrent_mask, leaf_h, leaf_c
+    ):
+        """The loop of `_call_dynamic` over the levels of inner nodes."""
+        kernel, bias = input_weights
+        num_leaves, bounds = order["num_leaves"], order["bounds"]
+        inner_slots = order["inner_slots"]
         # The loop updates the inner nodes, one level per step. With
         # TensorFlow, every tensor the loop reads rows of gets a dense
         # gradient per step, so it reads only the inner nodes' rows, and
@@ -346,20 +340,6 @@ class TreeLSTMBase(keras.layers.Layer):
         project_in_loop = kernel.shape[0] < kernel.shape[1]
         if not project_in_loop:
             inner_x = self._project(inner_x, kernel, bias)
-        recurrent_mask = None
-        if training and self.recurrent_dropout > 0:
-            # One mask per tree, as Keras' recurrent dropout keeps one per
-            # sequence; a node's children are in its tree, so each node
-            # applies the mask of its own tree to its children's `h`.
-            recurrent_mask = ops.take(
-                keras.random.dropout(
-                    ops.ones((batch_size, units), dtype=self.compute_dtype),
-                    self.recurrent_dropout,
-                    seed=self.seed_generator,
-                ),
-                ops.floor_divide(order[num_leaves:], num_nodes),
-                axis=0,
-            )
         weights = self._level_weights()
 
         def body(level, h, c):
@@ -390,10 +370,11 @@ class TreeLSTMBase(keras.layers.Layer):
             )
 
         inner_zeros = ops.zeros(
-            (num_real - num_leaves + 1, units), dtype=self.compute_dtype
+            (order["num_real"] - num_leaves + 1, self.units),
+            dtype=self.compute_dtype,
         )
         _, h, c = ops.while_loop(
-            lambda level, h, c: ops.less(level, num_levels),
+            lambda level, h, c: ops.less(level, order["num_levels"]),
             body,
             (
                 ops.convert_to_tensor(1, dtype="int32"),
@@ -401,33 +382,38 @@ class TreeLSTMBase(keras.layers.Layer):
                 ops.concatenate([leaf_c, inner_zeros]),
             ),
         )
+        return h, c
 
+    def _dynamic_outputs(self, states, index, slot, batch_size, num_nodes):
+        """The outputs of `_call_dynamic`: every node's or each root's
+        `[h, c]`, gathered from the level-ordered `states`."""
+        units = self.units
+        total = batch_size * num_nodes
+        index_of = index["index_of"]
         if self.return_nodes:
             row_slots = ops.take(slot, index_of[:total])
-            outputs = [
+            return [
                 ops.reshape(
                     ops.take(state, row_slots, axis=0),
                     (batch_size, num_nodes, units),
                 )
-                for state in (h, c)
+                for state in states
             ]
-        else:
-            tree_sizes = ops.sum(
-                ops.reshape(ops.cast(real, "int32"), (batch_size, num_nodes)),
-                axis=1,
-            )
-            # The last real row of each tree (`total`, the zero row, for an
-            # empty tree).
-            root_rows = ops.where(
-                ops.greater(tree_sizes, 0),
-                ops.arange(batch_size, dtype="int32") * num_nodes
-                + tree_sizes
-                - 1,
-                total,
-            )
-            roots = ops.take(slot, ops.take(index_of, root_rows))
-            outputs = [ops.take(state, roots, axis=0) for state in (h, c)]
-        return outputs
+        tree_sizes = ops.sum(
+            ops.reshape(
+                ops.cast(index["real"], "int32"), (batch_size, num_nodes)
+            ),
+            axis=1,
+        )
+        # The last real row of each tree (`total`, the zero row, for an
+        # empty tree).
+        root_rows = ops.where(
+            ops.greater(tree_sizes, 0),
+            ops.arange(batch_size, dtype="int32") * num_nodes + tree_sizes - 1,
+            total,
+        )
+        roots = ops.take(slot, ops.take(index_of, root_rows))
+        return [ops.take(state, roots, axis=0) for state in states]
 
     def _call_static(self, node_inputs, children, node_mask, training):
         """The level loop with static shapes, for XLA and JAX.
@@ -448,15 +434,34 @@ class TreeLSTMBase(keras.layers.Layer):
         real = ops.cast(node_mask, "bool")
         check_children_eagerly(self, children, node_mask)
         bad = bad_trees(children, real)
-        schedule = _static_schedule(children, real, bad)
-        flat_real = ops.reshape(schedule["real"], (-1, 1))
-
+        schedule = static_schedule(children, real, bad)
         # Phase 1: every row as a leaf (padding rows as zeros).
+        projected, h, c = self._static_leaves(
+            node_inputs, ops.reshape(schedule["real"], (-1, 1)), training
+        )
+        recurrent_mask = None
+        if training and self.recurrent_dropout > 0:
+            # One mask per tree, as in the dynamic path.
+            recurrent_mask = self._tree_dropout_mask(
+                batch_size + 1,
+                ops.arange(total + 1, dtype="int32") // num_nodes,
+            )
+        # Phase 2: the inner nodes, one level per step.
+        h, c = self._static_levels(
+            schedule, projected, recurrent_mask, h, c, num_nodes
+        )
+        # Phase 3: the outputs; NaN for the trees with bad `children`.
+        return self._static_outputs((h, c), real, bad, units)
+
+    def _static_leaves(self, node_inputs, flat_real, training):
+        """Every row's input projection and its states `(h, c)` as a leaf,
+        each with the zero row appended (zeros for padding rows)."""
+        units = self.units
         flat_inputs = ops.where(
             flat_real,
             ops.reshape(
                 ops.cast(node_inputs, self.compute_dtype),
-                (total, self.kernel.shape[0]),
+                (ops.shape(flat_real)[0], self.kernel.shape[0]),
             ),
             0.0,
         )
@@ -474,50 +479,36 @@ class TreeLSTMBase(keras.layers.Layer):
             for state in (leaf_h, leaf_c)
         )
         projected = ops.concatenate([projected, ops.zeros_like(projected[:1])])
-        recurrent_mask = None
-        if training and self.recurrent_dropout > 0:
-            # One mask per tree, as in the dynamic path.
-            recurrent_mask = ops.take(
-                keras.random.dropout(
-                    ops.ones((batch_size + 1, units), self.compute_dtype),
-                    self.recurrent_dropout,
-                    seed=self.seed_generator,
-                ),
-                ops.arange(total + 1, dtype="int32") // num_nodes,
-                axis=0,
-            )
+        return projected, h, c
 
-        # Phase 2: the inner nodes, one level per step.
-        h, c = self._static_levels(
-            schedule, projected, recurrent_mask, h, c, num_nodes
-        )
-
-        # Phase 3: the outputs; NaN for the trees with bad `children`.
+    def _static_outputs(self, states, real, bad, units):
+        """The outputs of `_call_static`: every node's or each root's
+        `[h, c]`, NaN for the trees in `bad`."""
+        batch_size, num_nodes = ops.shape(real)[0], ops.shape(real)[1]
+        total = batch_size * num_nodes
         if self.return_nodes:
-            outputs = [
+            return [
                 ops.where(
                     ops.reshape(bad, (-1, 1, 1)),
                     float("nan"),
                     ops.reshape(state[:total], (batch_size, num_nodes, units)),
                 )
-                for state in (h, c)
+                for state in states
             ]
-        else:
-            sizes = ops.sum(ops.cast(real, "int32"), axis=1)
-            roots = ops.where(
-                ops.greater(sizes, 0),
-                ops.arange(batch_size, dtype="int32") * num_nodes + sizes - 1,
-                total,
+        sizes = ops.sum(ops.cast(real, "int32"), axis=1)
+        roots = ops.where(
+            ops.greater(sizes, 0),
+            ops.arange(batch_size, dtype="int32") * num_nodes + sizes - 1,
+            total,
+        )
+        return [
+            ops.where(
+                ops.expand_dims(bad, -1),
+                float("nan"),
+                ops.take(state, roots, axis=0),
             )
-            outputs = [
-                ops.where(
-                    ops.expand_dims(bad, -1),
-                    float("nan"),
-                    ops.take(state, roots, axis=0),
-                )
-                for state in (h, c)
-            ]
-        return outputs
+            for state in states
+        ]
 
     def _static_levels(self, schedule, projected, recurrent_mask, h, c, n):
         """The loop of `_call_static` over the levels of inner nodes."""
@@ -608,99 +599,3 @@ class TreeLSTMBase(keras.layers.Layer):
         )
         base_config = super().get_config()
         return {**base_config, **config}
-
-
-def _node_levels(children, parent):
-    """The level of every node: 0 for leaves, then deepest nodes first.
-
-    `children` `(n, K)` are the nodes' children, `n` for an empty slot;
-    `parent` `(n,)` is the parent of each node (a negative number for
-    roots): every node has at most one parent. An inner node at depth `d`
-    (its distance from the root) gets level `1 + D - d`, where `D` is the
-    largest depth of an inner node, so its inner children (depth `d + 1`)
-    come one level earlier and its leaves at level 0. The depths come from
-    pointer jumping: `log2(depth)` steps, not one per level.
-    """
-    num = ops.shape(children)[0]
-    indices = ops.arange(num, dtype="int32")
-    # Roots are their own parents.
-    parent = ops.where(ops.less(parent, 0), indices, parent)
-
-    def body(depth, ancestor, changed):
-        # `depth` is the distance to `ancestor`; jump to its ancestor.
-        jumped = ops.take(ancestor, ancestor)
-        return (
-            depth + ops.take(depth, ancestor),
-            jumped,
-            ops.any(ops.not_equal(jumped, ancestor)),
-        )
-
-    depth, _, _ = ops.while_loop(
-        lambda depth, ancestor, changed: changed,
-        body,
-        (
-            ops.cast(ops.not_equal(parent, indices), "int32"),
-            parent,
-            ops.convert_to_tensor(True),
-        ),
-        # Enough for any forest; bounds the loop on a cycle, which the
-        # checks reject only where they run (eagerly, or TensorFlow).
-        maximum_iterations=num + 1,
-    )
-    inner = ops.any(ops.less(children, num), axis=1)
-    deepest = ops.max(
-        ops.concatenate(
-            [ops.where(inner, depth, -1), ops.full((1,), -1, "int32")]
-        )
-    )
-    return ops.where(inner, 1 + deepest - depth, 0)
-
-
-def _static_schedule(children, real, bad):
-    """The level schedule of `_call_static`, with static shapes.
-
-    Returns a dict: `real` `(B, N)`, the real nodes of the good trees;
-    `child_rows` `(B * N + 1, K)`, each row's children as rows (the zero
-    row `B * N` in empty slots, for padding and for the extra row);
-    `order`, the inner rows sorted by level followed by the other rows and
-    a window's worth of `B * N`; `counts` and `starts` `(N + 1,)`, the size
-    and start in `order` of each level; `num_levels`.
-    """
-    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-    total = batch_size * num_nodes
-    real = ops.logical_and(real, ops.logical_not(ops.expand_dims(bad, -1)))
-    flat_real = ops.reshape(real, (-1,))
-    child_rows = ops.where(
-        ops.expand_dims(flat_real, -1), flat_child_rows(children, total), total
-    )
-    levels = _node_levels(
-        child_rows, reduce_parents(child_rows, ops.segment_max)
-    )
-    inner = ops.logical_and(flat_real, ops.greater(levels, 0))
-    levels = ops.where(inner, levels, 0)
-    counts = ops.segment_sum(
-        ops.cast(inner, "int32"), levels, num_segments=num_nodes + 1
-    )
-    half = num_nodes // 2
-    # A Python number where the shapes are static (JAX), else a tensor.
-    window = batch_size * (
-        max(half, 1) if isinstance(half, int) else ops.maximum(half, 1)
-    )
-    order = ops.cast(
-        ops.argsort(ops.where(inner, levels, num_nodes + 1)), "int32"
-    )
-    return {
-        "real": real,
-        "child_rows": ops.concatenate(
-            [child_rows, ops.full_like(child_rows[:1], total)]
-        ),
-        "order": ops.concatenate(
-            [order, ops.full((window,), total, dtype="int32")]
-        ),
-        "counts": counts,
-        "starts": ops.cumsum(counts) - counts,
-        "num_levels": ops.max(
-            ops.concatenate([levels, ops.zeros((1,), "int32")])
-        )
-        + 1,
-    }

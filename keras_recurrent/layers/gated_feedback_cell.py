@@ -269,10 +269,9 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
         self._gate_expansion = np.repeat(
             np.eye(self.num_layers), self.layer_units, axis=1
         )
-        # Set by `GatedFeedbackRNN` while its inputs are `project_inputs`,
-        # and to `feedback_weights()` for the length of its time loop.
-        self._inputs_projected = False
-        self._feedback_weights = None
+        # Between `begin_projected_loop` and `end_projected_loop`: what the
+        # steps of that loop read (`None` for a cell run alone).
+        self._projected_loop = None
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -430,25 +429,101 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             for i in range(self.num_layers)
         ]
 
+    def begin_projected_loop(self, sequences, training=False):
+        """Starts a time loop over `project_inputs(sequences)`: returns them.
+
+        Until `end_projected_loop()`, each `call` reads its `inputs` as one
+        step of these projections (in place of `x_t`) and makes the
+        feedback products from `feedback_weights()`, arranged here once for
+        all steps. `GatedFeedbackRNN` calls both around its time loop;
+        `step` takes the same two things as arguments.
+        """
+        projected = self.project_inputs(sequences, training=training)
+        self._projected_loop = {"feedback_weights": self.feedback_weights()}
+        return projected
+
+    def end_projected_loop(self):
+        """Ends what `begin_projected_loop` started: `call` reads `x_t`."""
+        self._projected_loop = None
+
     def call(self, inputs, states, training=False):
         check_float_dtype(self, inputs)
-        if not getattr(self, "_inputs_projected", False):
-            # (`GatedFeedbackRNN` hands the cell projected inputs.)
+        loop = self._projected_loop
+        if loop is None:
             check_step_inputs(self, inputs, self.input_widths[0])
-        output, new_states, _ = self.step(inputs, states, training=training)
+            output, new_states, _ = self.step(inputs, states, training=training)
+        else:
+            output, new_states, _ = self.step(
+                inputs,
+                states,
+                training=training,
+                inputs_projected=True,
+                feedback_weights=loop["feedback_weights"],
+            )
         return output, new_states
 
-    def step(self, inputs, states, training=False, return_gates=False):
+    def step(
+        self,
+        inputs,
+        states,
+        training=False,
+        return_gates=False,
+        *,
+        inputs_projected=False,
+        feedback_weights=None,
+    ):
         """One step; also returns the gates `(batch, L, L)` if asked.
 
         `gates[:, i, j]` is `g^{i→j}_t` (ones for `"fixed"`, the identity for
-        `"none"`); `None` unless `return_gates`.
+        `"none"`); `None` unless `return_gates`. With `inputs_projected`,
+        `inputs` are one step of `project_inputs`; with `feedback_weights`
+        (from `feedback_weights()`, `"gated"` only), the step makes the
+        feedback products before the gates.
         """
-        num_layers = self.num_layers
         lstm = self.cell_type == "lstm"
         h_prev = list(states[::2] if lstm else states)
-        c_prev = list(states[1::2]) if lstm else None
-        input_masks = [None] * num_layers
+        c_prev = list(states[1::2]) if lstm else [None] * self.num_layers
+        input_masks, h_rec = self._step_dropout(inputs, h_prev, training)
+        h_star = h_rec[0]
+        if self.num_layers > 1 and self.feedback != "none":
+            h_star = ops.concatenate(h_rec, axis=-1)
+        recurrent_terms = self._recurrent_terms(h_rec, h_star, feedback_weights)
+        unit = getattr(self, f"_{self.cell_type}_unit")
+        layer_input = inputs
+        new_h, new_states, gates = [], [], []
+        for j in range(self.num_layers):
+            if j == 0 and inputs_projected:
+                # `GatedFeedbackRNN` fed `[x W^0 + b^0, x w_g^{·→0}]`, made
+                # for all steps before the loop (see `project_inputs`).
+                width = len(self.gate_blocks) * self.layer_units[0]
+                z, gate_input = inputs[:, :width], inputs[:, width:]
+            else:
+                z, gate_input = self._input_terms(
+                    j, layer_input, input_masks[j]
+                )
+            feedback, g = self._feedback(
+                j, gate_input, recurrent_terms, h_star, h_rec
+            )
+            gates.append(g)
+            recurrent = None
+            if self.cell_type != "tanh":
+                recurrent = self._own_recurrent(recurrent_terms, j, h_rec)
+            h, layer_states = unit(z, recurrent, feedback, h_prev[j], c_prev[j])
+            new_states.extend(layer_states)
+            new_h.append(h)
+            layer_input = h
+        output = (
+            new_h[-1]
+            if self.output_mode == "top" or self.num_layers == 1
+            else ops.concatenate(new_h, axis=-1)
+        )
+        all_gates = self._all_gates(gates, h_rec) if return_gates else None
+        return output, new_states, all_gates
+
+    def _step_dropout(self, inputs, h_prev, training):
+        """The input dropout mask of each layer (or `None`s) and the
+        (dropped-out) `h^i_{t-1}` that the recurrent matmuls read."""
+        input_masks = [None] * self.num_layers
         if training and self.dropout > 0:
             mask = self.get_dropout_mask(inputs)
             input_masks = _split_sizes(mask, self.input_widths)
@@ -459,126 +534,132 @@ class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
             mask = self.get_recurrent_dropout_mask(h_prev[0])
             masks = _split_sizes(mask, self.layer_units)
             h_rec = [h * m for h, m in zip(h_prev, masks)]
-        h_star = h_rec[0]
-        if num_layers > 1 and self.feedback != "none":
-            h_star = ops.concatenate(h_rec, axis=-1)
-        pair_products = own_recurrent = None
-        if self.feedback == "gated":
-            # u_g^{i→j} · h*_{t-1} for every pair at once, one split into
-            # the layers' parts (cheaper than a slice per layer, backward).
-            gate_recurrent = ops.split(
+        return input_masks, h_rec
+
+    def _recurrent_terms(self, h_rec, h_star, feedback_weights):
+        """What a `"gated"` step computes of `h*_{t-1}` for all layers at
+        once, before the layers: a dict (empty for the other modes)."""
+        if self.feedback != "gated":
+            return {}
+        num_layers = self.num_layers
+        # u_g^{i→j} · h*_{t-1} for every pair at once, one split into
+        # the layers' parts (cheaper than a slice per layer, backward).
+        terms = {
+            "gate_recurrent": ops.split(
                 ops.matmul(h_star, self.gate_recurrent_kernel),
                 num_layers,
                 axis=-1,
             )
-            if self._feedback_weights is not None:
-                # `own_recurrent[i]` = h^i_{t-1} U^i (gru, lstm) and
-                # `pair_products[i][j]` = h^i_{t-1} U^{i→j}.
-                own = len(self.gate_blocks) - 1
-                pair_products = []
-                own_recurrent = [] if own else None
-                for h, kernel, width in zip(
-                    h_rec, self._feedback_weights, self.layer_units
-                ):
-                    parts = _split_sizes(
-                        ops.matmul(h, kernel),
-                        [own * width] * (own > 0) + self.layer_units,
-                    )
-                    if own:
-                        own_recurrent.append(parts[0])
-                    pair_products.append(parts[-num_layers:])
-            else:
-                h_blocks = self._layer_blocks(h_star)
+        }
+        if feedback_weights is None:
+            terms["h_blocks"] = self._layer_blocks(h_star)
+            return terms
+        # `own_recurrent[i]` = h^i_{t-1} U^i (gru, lstm) and
+        # `pair_products[i][j]` = h^i_{t-1} U^{i→j}.
+        own = len(self.gate_blocks) - 1
+        pair_products, own_recurrent = [], []
+        for h, kernel, width in zip(h_rec, feedback_weights, self.layer_units):
+            parts = _split_sizes(
+                ops.matmul(h, kernel),
+                [own * width] * (own > 0) + self.layer_units,
+            )
+            if own:
+                own_recurrent.append(parts[0])
+            pair_products.append(parts[-num_layers:])
+        terms["pair_products"] = pair_products
+        if own:
+            terms["own_recurrent"] = own_recurrent
+        return terms
 
-        layer_input = inputs
-        new_h, new_states, gates = [], [], []
-        for j in range(num_layers):
-            if j == 0 and self._inputs_projected:
-                # `GatedFeedbackRNN` fed `[x W^0 + b^0, x w_g^{·→0}]`, made
-                # for all steps before the loop (see `project_inputs`).
-                width = len(self.gate_blocks) * self.layer_units[0]
-                z, gate_input = inputs[:, :width], inputs[:, width:]
-            else:
-                u = layer_input
-                if input_masks[j] is not None:
-                    u = u * input_masks[j]
-                z = ops.matmul(u, self.kernels[j])
-                if self.use_bias:
-                    z = z + self.biases[j]
-                if self.feedback == "gated":
-                    gate_input = ops.matmul(u, self.gate_kernels[j])
-            if self.feedback == "gated":
-                g = ops.sigmoid(gate_input + gate_recurrent[j])
-                gates.append(g)
-                if pair_products is not None:
-                    # Σ_i g^{i→j} (h^i U^{i→j}).
-                    g_columns = (
-                        ops.split(g, num_layers, axis=-1)
-                        if num_layers > 1
-                        else [g]
-                    )
-                    feedback = g_columns[0] * pair_products[0][j]
-                    for i in range(1, num_layers):
-                        feedback = feedback + g_columns[i] * pair_products[i][j]
-                else:
-                    # Σ_i g^{i→j} U^{i→j} h^i = (h* ⊙ g broadcast per
-                    # layer) U.
-                    feedback = ops.matmul(
-                        self._scale_by_layer(h_star, h_blocks, g),
-                        self.feedback_kernels[j],
-                    )
-            elif self.feedback == "fixed":
-                feedback = ops.matmul(h_star, self.feedback_kernels[j])
-            else:
-                feedback = ops.matmul(h_rec[j], self.feedback_kernels[j])
+    def _input_terms(self, j, layer_input, input_mask):
+        """Layer `j`'s input terms: `h^{j-1}_t W^j + b^j` and (`"gated"`)
+        `h^{j-1}_t w_g^{·→j}`, else `None`."""
+        u = layer_input
+        if input_mask is not None:
+            u = u * input_mask
+        z = ops.matmul(u, self.kernels[j])
+        if self.use_bias:
+            z = z + self.biases[j]
+        gate_input = None
+        if self.feedback == "gated":
+            gate_input = ops.matmul(u, self.gate_kernels[j])
+        return z, gate_input
 
-            if self.cell_type == "tanh":
-                h = self.activation(z + feedback)
-                new_states.append(h)
-            else:
-                if own_recurrent is not None:
-                    recurrent = own_recurrent[j]
-                else:
-                    recurrent = ops.matmul(h_rec[j], self.recurrent_kernels[j])
-                if self.cell_type == "gru":
-                    z_x, r_x, h_x = ops.split(z, 3, axis=-1)
-                    z_h, r_h = ops.split(recurrent, 2, axis=-1)
-                    update = self.recurrent_activation(z_x + z_h)
-                    reset = self.recurrent_activation(r_x + r_h)
-                    candidate = self.activation(h_x + reset * feedback)
-                    h = update * h_prev[j] + (1.0 - update) * candidate
-                    new_states.append(h)
-                else:
-                    i_x, f_x, c_x, o_x = ops.split(z, 4, axis=-1)
-                    i_h, f_h, o_h = ops.split(recurrent, 3, axis=-1)
-                    i = self.recurrent_activation(i_x + i_h)
-                    f = self.recurrent_activation(f_x + f_h)
-                    o = self.recurrent_activation(o_x + o_h)
-                    c = f * c_prev[j] + i * self.activation(c_x + feedback)
-                    h = o * self.activation(c)
-                    new_states.extend([h, c])
-            new_h.append(h)
-            layer_input = h
+    def _feedback(self, j, gate_input, recurrent_terms, h_star, h_rec):
+        """Layer `j`'s feedback `F^j` and its gates `g^{·→j}` (`"gated"`;
+        else `None`)."""
+        if self.feedback == "fixed":
+            return ops.matmul(h_star, self.feedback_kernels[j]), None
+        if self.feedback == "none":
+            return ops.matmul(h_rec[j], self.feedback_kernels[j]), None
+        g = ops.sigmoid(gate_input + recurrent_terms["gate_recurrent"][j])
+        pair_products = recurrent_terms.get("pair_products")
+        if pair_products is None:
+            # Σ_i g^{i→j} U^{i→j} h^i = (h* ⊙ g broadcast per
+            # layer) U.
+            feedback = ops.matmul(
+                self._scale_by_layer(h_star, recurrent_terms["h_blocks"], g),
+                self.feedback_kernels[j],
+            )
+            return feedback, g
+        # Σ_i g^{i→j} (h^i U^{i→j}).
+        num_layers = self.num_layers
+        g_columns = ops.split(g, num_layers, axis=-1) if num_layers > 1 else [g]
+        feedback = g_columns[0] * pair_products[0][j]
+        for i in range(1, num_layers):
+            feedback = feedback + g_columns[i] * pair_products[i][j]
+        return feedback, g
 
-        output = (
-            new_h[-1]
-            if self.output_mode == "top" or num_layers == 1
-            else ops.concatenate(new_h, axis=-1)
+    def _own_recurrent(self, recurrent_terms, j, h_rec):
+        """`h^j_{t-1} U^j`, the gru/lstm gates' own-layer recurrent term."""
+        own_recurrent = recurrent_terms.get("own_recurrent")
+        if own_recurrent is not None:
+            return own_recurrent[j]
+        return ops.matmul(h_rec[j], self.recurrent_kernels[j])
+
+    def _tanh_unit(self, z, recurrent, feedback, h, c):
+        """A tanh layer's new `h` and states `[h]`."""
+        del recurrent, h, c
+        h = self.activation(z + feedback)
+        return h, [h]
+
+    def _gru_unit(self, z, recurrent, feedback, h, c):
+        """A GRU layer's new `h` and states `[h]`."""
+        del c
+        z_x, r_x, h_x = ops.split(z, 3, axis=-1)
+        z_h, r_h = ops.split(recurrent, 2, axis=-1)
+        update = self.recurrent_activation(z_x + z_h)
+        reset = self.recurrent_activation(r_x + r_h)
+        candidate = self.activation(h_x + reset * feedback)
+        h = update * h + (1.0 - update) * candidate
+        return h, [h]
+
+    def _lstm_unit(self, z, recurrent, feedback, h, c):
+        """An LSTM layer's new `h` and states `[h, c]`."""
+        del h
+        i_x, f_x, c_x, o_x = ops.split(z, 4, axis=-1)
+        i_h, f_h, o_h = ops.split(recurrent, 3, axis=-1)
+        i = self.recurrent_activation(i_x + i_h)
+        f = self.recurrent_activation(f_x + f_h)
+        o = self.recurrent_activation(o_x + o_h)
+        c = f * c + i * self.activation(c_x + feedback)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+    def _all_gates(self, gates, h_rec):
+        """The gates of a step `(batch, L, L)`: those of `"gated"`, ones for
+        `"fixed"`, the identity for `"none"`."""
+        if self.feedback == "gated":
+            return ops.stack(gates, axis=2)
+        num_layers = self.num_layers
+        pattern = (
+            np.ones((num_layers, num_layers))
+            if self.feedback == "fixed"
+            else np.eye(num_layers)
         )
-        all_gates = None
-        if return_gates:
-            if self.feedback == "gated":
-                all_gates = ops.stack(gates, axis=2)
-            else:
-                pattern = (
-                    np.ones((num_layers, num_layers))
-                    if self.feedback == "fixed"
-                    else np.eye(num_layers)
-                )
-                all_gates = ops.zeros_like(h_rec[0][:, :1, None]) + ops.cast(
-                    pattern, h_rec[0].dtype
-                )
-        return output, new_states, all_gates
+        return ops.zeros_like(h_rec[0][:, :1, None]) + ops.cast(
+            pattern, h_rec[0].dtype
+        )
 
     def _layer_blocks(self, h_star):
         """`h*` as `(batch, L, units)` if the layers' widths are equal (made

@@ -169,17 +169,13 @@ class GatedFeedbackRNN(CellRNN):
 
     def _loop_inputs(self, sequences, training):
         # Layer 0's input projections do not depend on t - 1: one matmul
-        # for all steps, outside the time loop.
-        projected = self.cell.project_inputs(sequences, training=training)
-        self.cell._inputs_projected = True
-        # Each source layer's feedback matrices side by side, arranged
-        # once: the steps then make the feedback products before the gates.
-        self.cell._feedback_weights = self.cell.feedback_weights()
-        return projected
+        # for all steps, outside the time loop; each source layer's
+        # feedback matrices side by side, arranged once: the steps then
+        # make the feedback products before the gates.
+        return self.cell.begin_projected_loop(sequences, training=training)
 
     def _end_call(self):
-        self.cell._inputs_projected = False
-        self.cell._feedback_weights = None
+        self.cell.end_projected_loop()
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
         if (

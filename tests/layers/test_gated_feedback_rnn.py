@@ -7,6 +7,7 @@ import pytest
 import keras_recurrent as kr
 from tests.layers.cell_layer_api import check_cell_arguments_exposed
 from tests.layers.gated_feedback_reference import gf_sequence
+from tests.layers.gated_feedback_reference import gf_step
 from tests.layers.gated_feedback_reference import named_weights
 from tests.layers.gated_feedback_reference import randomize_weights
 
@@ -111,8 +112,17 @@ def test_layer_dropout_matches_reference():
     np.testing.assert_allclose(sequence, expected, atol=1e-5)
     for state, expected_state in zip(states, expected_states, strict=True):
         np.testing.assert_allclose(state, expected_state, atol=1e-5)
-    assert not layer.cell._inputs_projected
-    assert layer.cell._feedback_weights is None
+    # After the layer's loop, the cell alone reads `x_t` again.
+    output, _ = layer.cell(x[:, 0], layer.cell.get_initial_state(BATCH))
+    expected_h, _, _ = gf_step(
+        x[:, 0].astype("float64"),
+        [np.zeros((BATCH, 4)), np.zeros((BATCH, 3))],
+        None,
+        named_weights(layer),
+        "gru",
+        "gated",
+    )
+    np.testing.assert_allclose(output, expected_h[-1], atol=1e-5)
 
 
 def test_go_backwards_and_gate_values_in_input_time_order():
