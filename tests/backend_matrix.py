@@ -152,6 +152,38 @@ def _gated_graph_case(**options):
     return case
 
 
+def _gated_graph_model_case():
+    """One edge type, in a functional model, through `predict`: the shape
+    inference of Keras' PyTorch backend (tensors on the "meta" device, or
+    filled with ones) must not trip the value checks or the NaN poisoning."""
+
+    def case():
+        arrays = graph_reference.as_list(graph_reference.random_graphs())
+        arrays[2] = np.zeros_like(arrays[2])  # every edge of type 0
+        inputs = [
+            keras.Input(array.shape[1:], dtype=str(array.dtype))
+            for array in arrays
+        ]
+        layer = kr.layers.GatedGraph(UNITS, 1, propagation_steps=3)
+        model = keras.Model(inputs, layer(inputs))
+        graph_reference.randomize_weights(layer)
+        expected = graph_reference.gated_graph(
+            *(np.asarray(array) for array in arrays),
+            graph_reference.gated_graph_weights(layer),
+            num_edge_types=1,
+            propagation_steps=layer.propagation_steps,
+            add_reverse_edges=layer.add_reverse_edges,
+            reset_after=layer.reset_after,
+            concatenate_directions=layer.concatenate_directions,
+        )
+        outputs = model.predict(arrays, verbose=0, batch_size=len(arrays[0]))
+        model.compile(loss="mse")
+        loss = model.evaluate(arrays, expected, verbose=0)  # builds metrics
+        return max(np.abs(outputs - expected).max(), loss)
+
+    return case
+
+
 def _readout_case(layer_class):
     def case():
         states, node_inputs, node_mask = graph_reference.node_data()
@@ -205,6 +237,7 @@ CASES = {
     "GatedGraph(paper directions)": _gated_graph_case(
         concatenate_directions=True, reset_after=False
     ),
+    "GatedGraph(1 type, functional predict)": _gated_graph_model_case(),
     "GraphReadout": _readout_case(kr.layers.GraphReadout),
     "NodeSelection": _readout_case(kr.layers.NodeSelection),
 }

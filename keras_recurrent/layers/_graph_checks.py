@@ -23,6 +23,7 @@ from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_edge_problem
 from keras_recurrent.graphs.validation import find_node_mask_problem
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._tf_checks import after_shape_assertions
 from keras_recurrent.layers._tf_checks import after_value_assertions
 
@@ -121,6 +122,10 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
 
 def poison_invalid_graphs(outputs, valid):
     """`outputs` `(batch, ...)` with NaN in every entry of invalid graphs."""
+    if on_meta_device(outputs):
+        # PyTorch shape inference: no values to poison, and `full_like`
+        # cannot fill a tensor on the "meta" device.
+        return outputs
     valid = ops.reshape(valid, (-1,) + (1,) * (len(outputs.shape) - 1))
     return ops.where(valid, outputs, ops.full_like(outputs, float("nan")))
 
