@@ -269,9 +269,32 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
         return _output_dict(model, outputs)
 
     if not lengths:
+        # A model of one float input of rank >= 3 (a sequence model) needs
+        # at least one timestep: 0 would fail deep inside the RNN loop with
+        # an error that names nothing. (Tree and graph layers, with several
+        # inputs, name an empty node axis themselves.)
+        checked = [
+            (index, spec.name)
+            for index, spec in enumerate(specs)
+            if len(specs) == 1
+            and spec.dtype.is_floating
+            and spec.shape.rank is not None
+            and spec.shape.rank >= 3
+            and spec.shape[1] is None
+        ]
 
         def serve(*inputs):
-            return model_call(list(inputs))
+            inputs = list(inputs)
+            for index, name in checked:
+                size = tf.shape(inputs[index])[1]
+                message = (
+                    f"`{name}` needs at least one timestep (axis 1). "
+                    f"Received: {name}.shape[1]"
+                )
+                check = tf.debugging.assert_positive(size, message=message)
+                with tf.control_dependencies([check]):
+                    inputs[index] = tf.identity(inputs[index])
+            return model_call(inputs)
 
         return serve
 

@@ -120,3 +120,16 @@ def test_bad_requests_name_the_input(case, served):
     corrupt, error, message = CASES[case]
     with pytest.raises(error, match=message):
         call(*corrupt(*_request()))
+
+
+def test_a_model_served_without_lengths_names_an_empty_sequence(tmp_path):
+    frames = keras.Input((None, FEATURES), name="frames")
+    model = keras.Model(frames, kr.layers.PeepholeLSTM(2)(frames))
+    path = str(tmp_path / "model")
+    kr.export.export_saved_model(model, path)
+    serve = tf.saved_model.load(path).signatures["serve"]
+    x, _ = _request()
+    served = next(iter(serve(frames=x).values()))
+    np.testing.assert_allclose(served, model(x), atol=1e-5)
+    with pytest.raises(INVALID, match=r"`frames` needs at least one timestep"):
+        serve(frames=x[:, :0])
