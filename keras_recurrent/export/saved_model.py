@@ -269,31 +269,18 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
         return _output_dict(model, outputs)
 
     if not lengths:
-        # A model of one float input of rank >= 3 (a sequence model) needs
-        # at least one timestep: 0 would fail deep inside the RNN loop with
-        # an error that names nothing. (Tree and graph layers, with several
-        # inputs, name an empty node axis themselves.)
-        checked = [
-            (index, spec.name)
-            for index, spec in enumerate(specs)
-            if len(specs) == 1
-            and spec.dtype.is_floating
-            and spec.shape.rank is not None
-            and spec.shape.rank >= 3
-            and spec.shape[1] is None
-        ]
+        # A sequence model served without `lengths` still needs a timestep:
+        # 0 would fail deep inside the RNN loop with an error that names
+        # nothing. (Tree and graph layers name an empty node axis
+        # themselves.)
+        sequence_spec = _single_sequence_spec(specs)
 
         def serve(*inputs):
             inputs = list(inputs)
-            for index, name in checked:
-                size = tf.shape(inputs[index])[1]
-                message = (
-                    f"`{name}` needs at least one timestep (axis 1). "
-                    f"Received: {name}.shape[1]"
-                )
-                check = tf.debugging.assert_positive(size, message=message)
+            if sequence_spec is not None:
+                check = _assert_timesteps(inputs[0], sequence_spec.name)
                 with tf.control_dependencies([check]):
-                    inputs[index] = tf.identity(inputs[index])
+                    inputs[0] = tf.identity(inputs[0])
             return model_call(inputs)
 
         return serve
@@ -312,7 +299,7 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
         inputs, sequence_lengths = list(args[:-1]), args[-1]
         sequences = inputs[index]
         with tf.control_dependencies(
-            _check_lengths(sequence_lengths, sequences)
+            _check_lengths(sequence_lengths, sequences, specs[index].name)
         ):
             sequence_lengths = tf.identity(sequence_lengths)
         mask = tf.sequence_mask(sequence_lengths, tf.shape(sequences)[1])
@@ -333,7 +320,34 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
     return serve
 
 
-def _check_lengths(sequence_lengths, sequences):
+def _single_sequence_spec(specs):
+    """The spec of a model's only input if it is a float sequence of rank
+    >= 3 with a free time axis, else `None`."""
+    if len(specs) != 1:
+        return None
+    spec = specs[0]
+    if (
+        spec.dtype.is_floating
+        and spec.shape.rank is not None
+        and spec.shape.rank >= 3
+        and spec.shape[1] is None
+    ):
+        return spec
+    return None
+
+
+def _assert_timesteps(sequences, name):
+    """A run-time assertion that `sequences` (named `name`) has a step."""
+    return tf.debugging.assert_positive(
+        tf.shape(sequences)[1],
+        message=(
+            f"`{name}` needs at least one timestep (axis 1). "
+            f"Received: {name}.shape[1]"
+        ),
+    )
+
+
+def _check_lengths(sequence_lengths, sequences, name):
     """Run-time assertions on the served `lengths` of `sequences`.
 
     `tf.sequence_mask` would take any value: a negative length acts as 0 and
@@ -351,13 +365,7 @@ def _check_lengths(sequence_lengths, sequences):
                 "Received: lengths.shape[0] and the batch size"
             ),
         ),
-        tf.debugging.assert_positive(
-            timesteps,
-            message=(
-                "The served sequences need at least one timestep. "
-                "Received: timesteps"
-            ),
-        ),
+        _assert_timesteps(sequences, name),
         tf.debugging.assert_non_negative(
             sequence_lengths,
             message="`lengths` must be >= 0. Received: lengths",
