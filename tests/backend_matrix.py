@@ -131,20 +131,27 @@ def _tree_case(kind):
     return case
 
 
+def _gated_graph_reference(layer, arrays):
+    """The NumPy reference of `layer` (a built `GatedGraph`) on `arrays`."""
+    return graph_reference.gated_graph(
+        *(np.asarray(array) for array in arrays),
+        graph_reference.gated_graph_weights(layer),
+        num_edge_types=layer.num_edge_types,
+        propagation_steps=layer.propagation_steps,
+        add_reverse_edges=layer.add_reverse_edges,
+        reset_after=layer.reset_after,
+        concatenate_directions=layer.concatenate_directions,
+    )
+
+
 def _gated_graph_case(**options):
     def case():
         graphs = graph_reference.random_graphs()
         layer = kr.layers.GatedGraph(UNITS, 2, propagation_steps=3, **options)
         layer.build([array.shape for array in graph_reference.as_list(graphs)])
         graph_reference.randomize_weights(layer)
-        expected = graph_reference.gated_graph(
-            *(np.asarray(array) for array in graph_reference.as_list(graphs)),
-            graph_reference.gated_graph_weights(layer),
-            num_edge_types=layer.num_edge_types,
-            propagation_steps=layer.propagation_steps,
-            add_reverse_edges=layer.add_reverse_edges,
-            reset_after=layer.reset_after,
-            concatenate_directions=layer.concatenate_directions,
+        expected = _gated_graph_reference(
+            layer, graph_reference.as_list(graphs)
         )
         outputs = layer(graph_reference.as_list(graphs))
         return np.abs(_numpy(outputs) - expected).max()
@@ -167,15 +174,7 @@ def _gated_graph_model_case():
         layer = kr.layers.GatedGraph(UNITS, 1, propagation_steps=3)
         model = keras.Model(inputs, layer(inputs))
         graph_reference.randomize_weights(layer)
-        expected = graph_reference.gated_graph(
-            *(np.asarray(array) for array in arrays),
-            graph_reference.gated_graph_weights(layer),
-            num_edge_types=1,
-            propagation_steps=layer.propagation_steps,
-            add_reverse_edges=layer.add_reverse_edges,
-            reset_after=layer.reset_after,
-            concatenate_directions=layer.concatenate_directions,
-        )
+        expected = _gated_graph_reference(layer, arrays)
         outputs = model.predict(arrays, verbose=0, batch_size=len(arrays[0]))
         model.compile(loss="mse")
         loss = model.evaluate(arrays, expected, verbose=0)  # builds metrics
