@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
@@ -12,7 +13,7 @@ from keras_recurrent.layers._sequence_checks import record_features
 _LAYER_KEYS = ("name", "trainable", "dtype")
 
 
-class CellRNN(keras.layers.RNN):
+class CellRNN(KnownRankInputs, keras.layers.RNN):
     """An `RNN` layer that builds its cell from its own keyword arguments.
 
     Subclasses list every argument of their cell in their `__init__` (as

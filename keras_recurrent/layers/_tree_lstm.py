@@ -13,6 +13,7 @@ from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
@@ -24,9 +25,10 @@ from keras_recurrent.layers._tree_levels import level_order
 from keras_recurrent.layers._tree_levels import real_node_index
 from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.layers._tree_levels import static_schedule
+from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 
 
-class TreeLSTMBase(keras.layers.Layer):
+class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
     """Level-batched Tree-LSTM; subclasses define the weights and one level.
 
     Subclasses implement `_recurrent_kernel_shape(units)`, optionally
@@ -51,6 +53,8 @@ class TreeLSTMBase(keras.layers.Layer):
     Under XLA and with JAX, `call` runs `_call_static` instead: the same
     levels with static shapes (dynamic blocks cannot compile).
     """
+
+    input_tensor_names = TREE_TENSOR_NAMES
 
     def __init__(
         self,

@@ -18,6 +18,7 @@ from keras_recurrent.layers._dropout import DropoutRNNCellMixin
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_step_inputs
@@ -71,7 +72,9 @@ def _split_sizes(x, sizes, axis=-1):
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GatedFeedbackCell(keras.layers.Layer, DropoutRNNCellMixin):
+class GatedFeedbackCell(
+    KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin
+):
     """Cell class for the Gated-Feedback RNN (GF-RNN) of Chung et al. (2015).
 
     One time step of a stack of `L` recurrent layers in which layer `j` reads

@@ -10,12 +10,14 @@ from keras import regularizers
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 
 # With `aggregation="auto"`, messages are summed with dense per-graph
 # adjacency matmuls when the count tensor has at most this many entries per
@@ -26,7 +28,7 @@ AGGREGATIONS = ("auto", "dense", "sparse")
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GatedGraph(keras.layers.Layer):
+class GatedGraph(KnownRankInputs, keras.layers.Layer):
     """Gated graph neural network (GG-NN) propagation with typed edges.
 
     Call it on the list `[node_inputs, edges, edge_types, node_mask]` (or a
@@ -189,6 +191,8 @@ class GatedGraph(keras.layers.Layer):
           Encoder-Decoder for Statistical Machine Translation](
           https://arxiv.org/abs/1406.1078)
     """
+
+    input_tensor_names = GRAPH_TENSOR_NAMES
 
     def __init__(
         self,

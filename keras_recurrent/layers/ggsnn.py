@@ -7,11 +7,13 @@ from keras import ops
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
 from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers.gated_graph import GatedGraph
 from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.node_selection import NodeSelection
@@ -20,7 +22,7 @@ OUTPUT_MODES = ("node_selection", "graph_classification")
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GGSNN(keras.layers.Layer):
+class GGSNN(KnownRankInputs, keras.layers.Layer):
     """Gated graph sequence neural network: a sequence of outputs per graph.
 
     Call it, like `kr.layers.GatedGraph`, on the list
@@ -154,6 +156,8 @@ class GGSNN(keras.layers.Layer):
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
           https://arxiv.org/abs/1511.05493)
     """
+
+    input_tensor_names = GRAPH_TENSOR_NAMES
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_input_shapes
@@ -17,7 +18,7 @@ from keras_recurrent.layers._node_inputs import unpack_node_inputs
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GraphReadout(keras.layers.Layer):
+class GraphReadout(KnownRankInputs, keras.layers.Layer):
     """Gated sum of node states into one vector per graph.
 
     Call it on the list `[node_states, node_inputs, node_mask]`: the output
@@ -86,6 +87,8 @@ class GraphReadout(keras.layers.Layer):
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
           https://arxiv.org/abs/1511.05493)
     """
+
+    input_tensor_names = ("node_states", "node_inputs", "node_mask")
 
     def __init__(
         self,

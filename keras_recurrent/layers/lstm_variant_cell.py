@@ -15,6 +15,7 @@ from keras_recurrent.layers._dropout import DropoutRNNCellMixin
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_step_inputs
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
@@ -42,7 +43,7 @@ def canonical_variant(variant):
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class LSTMVariantCell(keras.layers.Layer, DropoutRNNCellMixin):
+class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
     """Cell class for the LSTM variants of Greff et al. (2017).
 
     One time step of the vanilla LSTM with peepholes ("V", Gers & Schmidhuber

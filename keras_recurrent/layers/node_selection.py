@@ -10,6 +10,7 @@ from keras import regularizers
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
 from keras_recurrent.layers._node_inputs import node_features
 from keras_recurrent.layers._node_inputs import unpack_node_input_shapes
@@ -23,7 +24,7 @@ _MASKED_LOGIT_FLOAT16 = -6e4
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class NodeSelection(keras.layers.Layer):
+class NodeSelection(KnownRankInputs, keras.layers.Layer):
     """Scores every node of a graph, for answers that are a node.
 
     Call it on the list `[node_states, node_inputs, node_mask]`: the output
@@ -96,6 +97,8 @@ class NodeSelection(keras.layers.Layer):
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
           https://arxiv.org/abs/1511.05493)
     """
+
+    input_tensor_names = ("node_states", "node_inputs", "node_mask")
 
     def __init__(
         self,

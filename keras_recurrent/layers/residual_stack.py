@@ -6,6 +6,7 @@ from keras import initializers
 from keras import regularizers
 
 from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
@@ -16,7 +17,7 @@ _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class ResidualStack(keras.layers.Layer):
+class ResidualStack(KnownRankInputs, keras.layers.Layer):
     """Deep stacked RNN with residual connections between the layers.
 
     Runs the RNN layers `RNN_1 ... RNN_L` in order over the whole sequence,

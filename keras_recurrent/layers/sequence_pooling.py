@@ -8,6 +8,7 @@ from keras import regularizers
 
 from keras_recurrent._checks import check_option
 from keras_recurrent.layers._initializers import serialize_weight_options
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import last_valid_step
@@ -22,7 +23,7 @@ _MASKED_SCORE = -1e9
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class SequencePooling(keras.layers.Layer):
+class SequencePooling(KnownRankInputs, keras.layers.Layer):
     """Pools a masked sequence `(batch, timesteps, features)` into one vector.
 
     `SequencePooling()` without a `mode` takes the last valid step

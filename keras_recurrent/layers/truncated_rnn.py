@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
@@ -20,7 +21,7 @@ _UNSUPPORTED_RNN_SETTINGS = (
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class TruncatedRNN(keras.layers.Layer):
+class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
     """Runs a recurrent layer over the last `window` steps only.
 
     The truncated, feed-forward model of Miller & Hardt (2019): the output at

@@ -1,0 +1,68 @@
+"""Refuses inputs of unknown rank before Keras' `Layer.__call__` reads them.
+
+A `tf.function` traced with `tf.TensorSpec(None)` gives tensors whose rank is
+unknown. Keras' `Layer.__call__` reads their shapes to build the layer and
+fails with "as_list() is not defined on an unknown TensorShape", before any
+of our checks run; every layer of the package therefore checks first.
+"""
+
+import inspect
+
+import keras
+
+
+class KnownRankInputs:
+    """Mixin, listed before `keras.layers.Layer`: raises a `ValueError`
+    naming the layer and the argument when a tensor of unknown rank is
+    passed, in place of the error from deep inside Keras.
+
+    A layer whose `inputs` is a list of named tensors lists their names in
+    `input_tensor_names`, so that the message says `inputs[1] (edges)`.
+    """
+
+    input_tensor_names = ()
+
+    def __call__(self, *args, **kwargs):
+        check_known_ranks(self, args, kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+def check_known_ranks(layer, args, kwargs):
+    """Raises if any tensor in `args` or `kwargs` has an unknown rank.
+
+    Only TensorFlow has such tensors (`tf.TensorShape(None)`, whose `rank` is
+    `None`); on the other backends, and for every tensor of known rank, this
+    is one `getattr` per tensor.
+    """
+    for value in keras.tree.flatten((args, kwargs)):
+        if getattr(getattr(value, "shape", None), "rank", 0) is None:
+            name = _argument_name(layer, args, kwargs, value)
+            raise ValueError(
+                f"{type(layer).__name__} needs inputs of known rank, but "
+                f"`{name}` has an unknown shape. Give its `tf.TensorSpec` a "
+                "shape, with `None` for the sizes that vary, e.g. "
+                "`tf.TensorSpec((None, None, 8))`. "
+                f"Received: {name}.shape={value.shape}"
+            )
+
+
+def _argument_name(layer, args, kwargs, value):
+    """Where `value` sits in the `call` arguments: `inputs`, `mask`,
+    `inputs[1]`, `inputs['edges']`, ..."""
+    try:
+        arguments = inspect.signature(layer.call).bind(*args, **kwargs)
+    except TypeError:
+        return "inputs"
+    for name, argument in arguments.arguments.items():
+        for path, item in keras.tree.flatten_with_path(argument):
+            if item is value:
+                where = name + "".join(f"[{key!r}]" for key in path)
+                names = layer.input_tensor_names
+                if (
+                    name == "inputs"
+                    and len(path) == 1
+                    and path[0] in range(len(names))
+                ):
+                    where += f" ({names[path[0]]})"
+                return where
+    return "inputs"
