@@ -27,7 +27,14 @@ RESULTS_ENV = "KR_BENCHMARK_RESULTS"
 
 
 def add_backend_argument(parser):
-    """Adds `--backend {tensorflow,jax,torch,all}` to an argparse parser."""
+    """Adds `--backend {tensorflow,jax,torch,all}` to an argparse parser.
+
+    The script's own parser takes the option so that `--help` lists it and
+    it parses. Only `dispatch_if_requested`, in the script's `__main__`
+    block before Keras is imported, acts on it: with `--backend`, the
+    launching process exits there and its subprocesses run without it, so
+    the script's `main()` never sees it set.
+    """
     parser.add_argument(
         "--backend",
         choices=CHOICES,

@@ -39,7 +39,6 @@ so the ratios hold for the whole train step.
 import argparse
 import os
 import statistics
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -248,12 +247,6 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=2)
     _backend.add_backend_argument(parser)
     args = parser.parse_args(argv)
-    if args.backend is not None:
-        argv = sys.argv[1:] if argv is None else argv
-        _backend.dispatch(
-            __file__, argv, args.backend, timeout=args.backend_timeout
-        )
-        return
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
     medians = {}
     for size in args.sizes:

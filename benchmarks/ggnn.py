@@ -648,14 +648,6 @@ def main():
     torch.set_num_threads(args.torch_threads)
     # Rows show up as they are measured, also when piped to a file.
     sys.stdout.reconfigure(line_buffering=True)
-    if args.backend is not None:
-        _backend.dispatch(
-            __file__,
-            sys.argv[1:],
-            args.backend,
-            timeout=args.backend_timeout,
-        )
-        return
     if not _backend.in_backend_run() and torch_geometric is None:
         sys.exit(
             "The PyG comparison needs torch-geometric (pip install -e "

@@ -14,7 +14,6 @@ time and its ratio to `keras.layers.LSTM` of the same size.
 import argparse
 import os
 import statistics
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -124,12 +123,6 @@ def main(argv=None):
     )
     _backend.add_backend_argument(parser)
     args = parser.parse_args(argv)
-    if args.backend is not None:
-        argv = sys.argv[1:] if argv is None else argv
-        _backend.dispatch(
-            __file__, argv, args.backend, timeout=args.backend_timeout
-        )
-        return
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
     medians = {}
     for size in args.sizes:

@@ -54,7 +54,6 @@ backend to TensorFlow. (b) and (d) are TensorFlow graphs and stay out.
 import argparse
 import os
 import statistics
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -285,14 +284,6 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     _backend.add_backend_argument(parser)
     args = parser.parse_args()
-    if args.backend is not None:
-        _backend.dispatch(
-            __file__,
-            sys.argv[1:],
-            args.backend,
-            timeout=args.backend_timeout,
-        )
-        return
     if _backend.in_backend_run():
         backend_run(args)
         return

@@ -47,6 +47,20 @@ def check_int(
     return int(value)
 
 
+def check_output_units(output_units, task, *, classification):
+    """Returns a HyperModel's `output_units` as an `int`, or raises.
+
+    A classification head needs at least 2 classes, any other at least 1
+    target; the message names `task`, on which the bound depends.
+    """
+    return check_int(
+        "output_units",
+        output_units,
+        2 if classification else 1,
+        context=f"for task={task!r}",
+    )
+
+
 def check_positive_int(name, value, allow_none=False, allow_zero=False):
     """Returns `value` as an `int` if it is a positive integer, else raises.
 

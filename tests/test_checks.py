@@ -1,6 +1,6 @@
 """Tests of `keras_recurrent._checks`: `check_option` and its use (every
 string option of the package is case-insensitive and stored canonically),
-`check_int`'s `context` and `check_float_dtype`."""
+`check_int`'s `context`, `check_output_units` and `check_float_dtype`."""
 
 import keras
 import numpy as np
@@ -10,6 +10,7 @@ import keras_recurrent as kr
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_output_units
 
 
 def test_check_option_returns_the_canonical_spelling():
@@ -120,6 +121,51 @@ def test_check_int_context_follows_the_bound():
         check_int("output_units", 1, 2, context="for task='classification'")
     with pytest.raises(ValueError, match=r"Received: output_units=True"):
         check_int("output_units", True, 1, context="for task='regression'")
+
+
+def test_check_output_units_bound_depends_on_classification():
+    assert check_output_units(2, "x", classification=True) == 2
+    assert check_output_units(1, "x", classification=False) == 1
+    with pytest.raises(ValueError, match=r">= 2 for task='x'\. .*=1$"):
+        check_output_units(1, "x", classification=True)
+    with pytest.raises(ValueError, match=r">= 1 for task='y'\. .*=0$"):
+        check_output_units(0, "y", classification=False)
+
+
+# Each HyperModel made with `(output_units, task)`.
+HYPER_MODELS = {
+    "sequence": lambda units, task: kr.tuning.SequenceHyperModel(
+        (None, 3), units, task=task
+    ),
+    "tree": lambda units, task: kr.tuning.TreeHyperModel(
+        2, units, node_features=3, task=task
+    ),
+    "graph": lambda units, task: kr.tuning.GraphHyperModel(
+        2, 1, task=task, output_units=units
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "task", "minimum"),
+    [
+        ("sequence", "classification", 2),
+        ("sequence", "regression", 1),
+        ("tree", "classification", 2),
+        ("tree", "regression", 1),
+        ("graph", "graph_classification", 2),
+        ("graph", "graph_regression", 1),
+    ],
+)
+def test_hyper_models_share_the_output_units_check(kind, task, minimum):
+    make = HYPER_MODELS[kind]
+    make(minimum, task)
+    message = (
+        rf"^Argument `output_units` must be an integer >= {minimum} for "
+        rf"task='{task}'\. Received: output_units={minimum - 1}$"
+    )
+    with pytest.raises(ValueError, match=message):
+        make(minimum - 1, task)
 
 
 class _Layer:

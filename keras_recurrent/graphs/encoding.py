@@ -65,7 +65,37 @@ def encode_graph(
     >>> graph["node_inputs"].shape, graph["node_mask"].tolist()
     ((3, 1), [1, 1, 1])
     """
-    edge_array = _edge_array(edges)
+    pairs, types = _pairs_and_types(_edge_array(edges), edge_types)
+    node_inputs = _node_input_array(node_inputs)
+    num_nodes = _num_nodes(num_nodes, node_inputs, pairs)
+    if node_inputs is None:
+        node_inputs = np.ones((num_nodes, 1), dtype="float32")
+    elif node_inputs.shape[0] != num_nodes:
+        raise ValueError(
+            f"Argument `node_inputs` must have one row per node ({num_nodes})."
+            f" Received: node_inputs.shape={node_inputs.shape}"
+        )
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= num_nodes):
+        bad = np.argwhere((pairs < 0) | (pairs >= num_nodes))[0][0]
+        raise ValueError(
+            f"Argument `edges` must hold node indices in [0, {num_nodes}). "
+            f"Received: edge {int(bad)} = {pairs[bad].tolist()}"
+        )
+    _check_edge_types(types, num_edge_types)
+    return {
+        "node_inputs": node_inputs,
+        "edges": pairs.astype("int32"),
+        "edge_types": types.astype("int32"),
+        "node_mask": np.ones((num_nodes,), dtype="int32"),
+    }
+
+
+def _pairs_and_types(edge_array, edge_types):
+    """The `(source, target)` rows of `edge_array` and one type per edge.
+
+    The types come from `edge_types`, else from the third column of
+    `edge_array`, else are 0.
+    """
     if edge_types is not None:
         if edge_array.shape[1] == 3:
             raise ValueError(
@@ -85,23 +115,34 @@ def encode_graph(
         types = edge_array[:, 2]
     else:
         types = np.zeros((edge_array.shape[0],), dtype="int32")
-    pairs = edge_array[:, :2]
+    return edge_array[:, :2], types
 
-    if node_inputs is not None:
-        node_inputs = np.asarray(node_inputs, dtype="float32")
-        if node_inputs.ndim == 1:
-            node_inputs = node_inputs[:, None]
-        if node_inputs.ndim != 2:
-            raise ValueError(
-                "Argument `node_inputs` must be `(num_nodes, features)`. "
-                f"Received: node_inputs.shape={node_inputs.shape}"
-            )
-    if node_inputs is not None and not np.isfinite(node_inputs).all():
+
+def _node_input_array(node_inputs):
+    """`node_inputs` as a finite float32 `(num_nodes, features)` array, or
+    `None` when not given."""
+    if node_inputs is None:
+        return None
+    node_inputs = np.asarray(node_inputs, dtype="float32")
+    if node_inputs.ndim == 1:
+        node_inputs = node_inputs[:, None]
+    if node_inputs.ndim != 2:
+        raise ValueError(
+            "Argument `node_inputs` must be `(num_nodes, features)`. "
+            f"Received: node_inputs.shape={node_inputs.shape}"
+        )
+    if not np.isfinite(node_inputs).all():
         bad = tuple(np.argwhere(~np.isfinite(node_inputs))[0].tolist())
         raise ValueError(
             "Argument `node_inputs` must be finite. Received: "
             f"node_inputs[{bad[0]}, {bad[1]}]={node_inputs[bad].item()}"
         )
+    return node_inputs
+
+
+def _num_nodes(num_nodes, node_inputs, pairs):
+    """`num_nodes`, checked, or its default: the rows of `node_inputs`, else
+    the largest node index in `pairs` plus one."""
     if num_nodes is None:
         if node_inputs is not None:
             num_nodes = node_inputs.shape[0]
@@ -112,20 +153,11 @@ def encode_graph(
                 "Pass `num_nodes` (or `node_inputs`) for a graph without "
                 "edges. Received: edges=[], num_nodes=None, node_inputs=None"
             )
-    num_nodes = check_positive_int("num_nodes", num_nodes, allow_zero=True)
-    if node_inputs is None:
-        node_inputs = np.ones((num_nodes, 1), dtype="float32")
-    elif node_inputs.shape[0] != num_nodes:
-        raise ValueError(
-            f"Argument `node_inputs` must have one row per node ({num_nodes})."
-            f" Received: node_inputs.shape={node_inputs.shape}"
-        )
-    if pairs.size and (pairs.min() < 0 or pairs.max() >= num_nodes):
-        bad = np.argwhere((pairs < 0) | (pairs >= num_nodes))[0][0]
-        raise ValueError(
-            f"Argument `edges` must hold node indices in [0, {num_nodes}). "
-            f"Received: edge {int(bad)} = {pairs[bad].tolist()}"
-        )
+    return check_positive_int("num_nodes", num_nodes, allow_zero=True)
+
+
+def _check_edge_types(types, num_edge_types):
+    """Checks that every edge type is `>= 0` and below `num_edge_types`."""
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
     bad_types = types < 0
@@ -140,12 +172,6 @@ def encode_graph(
             f"Edge types must be in {allowed}. "
             f"Received: type {int(types[bad])} for edge {int(bad)}"
         )
-    return {
-        "node_inputs": node_inputs,
-        "edges": pairs.astype("int32"),
-        "edge_types": types.astype("int32"),
-        "node_mask": np.ones((num_nodes,), dtype="int32"),
-    }
 
 
 def encode_graphs(

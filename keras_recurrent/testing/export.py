@@ -94,8 +94,6 @@ def assert_export_roundtrip(
     """
     tmp_path = pathlib.Path(tmp_path)
     export_path = tmp_path / "saved_model"
-    inputs_path = tmp_path / "serve_inputs.npz"
-    outputs_path = tmp_path / "serve_outputs.npz"
     specs = saved_model.export_saved_model(
         model,
         export_path,
@@ -104,14 +102,7 @@ def assert_export_roundtrip(
         endpoint_name=endpoint_name,
     )
     input_specs = specs[:-1] if lengths is not None else specs
-    arrays = [
-        array.astype(spec.dtype.as_numpy_dtype)
-        for spec, array in zip(
-            input_specs,
-            _input_arrays(inputs, [spec.name for spec in input_specs]),
-            strict=True,
-        )
-    ]
+    arrays = _signature_arrays(inputs, input_specs)
     feeds = {
         spec.name: array
         for spec, array in zip(input_specs, arrays, strict=True)
@@ -119,27 +110,39 @@ def assert_export_roundtrip(
     if lengths is not None:
         lengths = np.asarray(lengths, dtype="int32")
         feeds[saved_model.LENGTHS_NAME] = lengths
-    np.savez(inputs_path, **feeds)
-
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-    saved_model_cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
-    # Both load TensorFlow for seconds: run them side by side.
-    show = subprocess.Popen(
-        [
-            str(saved_model_cli),
-            "show",
-            "--dir",
-            str(export_path),
-            "--tag_set",
-            "serve",
-            "--signature_def",
-            endpoint_name,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
+    served = _serve_and_check_inputs(export_path, endpoint_name, specs, feeds)
+    expected = saved_model._output_dict(
+        model, _expected_outputs(model, arrays, input_specs, lengths)
     )
+    _assert_outputs_match(served, expected, atol)
+    return served
+
+
+def _signature_arrays(inputs, input_specs):
+    """`inputs` as one array per signature input, in the specs' dtypes."""
+    return [
+        array.astype(spec.dtype.as_numpy_dtype)
+        for spec, array in zip(
+            input_specs,
+            _input_arrays(inputs, [spec.name for spec in input_specs]),
+            strict=True,
+        )
+    ]
+
+
+def _serve_and_check_inputs(export_path, endpoint_name, specs, feeds):
+    """Serves `feeds` in a separate process and checks `saved_model_cli`.
+
+    Returns the served outputs, a dict of NumPy arrays. The `.npz` files
+    that carry the arrays lie next to `export_path`.
+    """
+    tmp_path = export_path.parent
+    inputs_path = tmp_path / "serve_inputs.npz"
+    outputs_path = tmp_path / "serve_outputs.npz"
+    np.savez(inputs_path, **feeds)
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    # Both load TensorFlow for seconds: run them side by side.
+    show = _start_saved_model_cli_show(export_path, endpoint_name, env)
     serve = subprocess.run(
         [
             sys.executable,
@@ -169,12 +172,33 @@ def assert_export_roundtrip(
                 f"saved_model_cli does not list the input {spec.name!r} of "
                 f"signature {endpoint_name!r}:\n{show_stdout}"
             )
-
     with np.load(outputs_path) as outputs:
-        served = {name: outputs[name] for name in outputs.files}
-    expected = saved_model._output_dict(
-        model, _expected_outputs(model, arrays, input_specs, lengths)
+        return {name: outputs[name] for name in outputs.files}
+
+
+def _start_saved_model_cli_show(export_path, endpoint_name, env):
+    """Starts `saved_model_cli show` on the signature; returns the process."""
+    saved_model_cli = pathlib.Path(sys.executable).parent / "saved_model_cli"
+    return subprocess.Popen(
+        [
+            str(saved_model_cli),
+            "show",
+            "--dir",
+            str(export_path),
+            "--tag_set",
+            "serve",
+            "--signature_def",
+            endpoint_name,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
+
+
+def _assert_outputs_match(served, expected, atol):
+    """Asserts that the served outputs are the model's, within `atol`."""
     if sorted(served) != sorted(expected):
         raise AssertionError(
             f"The signature serves outputs {sorted(served)}, but the model "
@@ -188,7 +212,6 @@ def assert_export_roundtrip(
             atol=atol,
             err_msg=f"Served output {name!r} differs from the Keras model's.",
         )
-    return served
 
 
 def _input_arrays(inputs, names):

@@ -8,8 +8,8 @@ import keras_tuner
 from keras_recurrent import graphs as graph_encoding
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent._checks import check_bool
-from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import check_positive_int
 
 _TASKS = ("graph_classification", "graph_regression", "node_selection")
@@ -130,11 +130,10 @@ class GraphHyperModel(keras_tuner.HyperModel):
                     f"Received: output_units={output_units!r}"
                 )
         else:
-            check_int(
-                "output_units",
+            check_output_units(
                 output_units,
-                2 if task == "graph_classification" else 1,
-                context=f"for task={task!r}",
+                task,
+                classification=task == "graph_classification",
             )
         if output_steps is not None:
             check_positive_int("output_steps", output_steps, allow_none=True)

@@ -7,6 +7,7 @@ from keras_recurrent import layers as recurrent_layers
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import is_positive_int
 
 _TASKS = ("regression", "classification")
@@ -121,11 +122,8 @@ class SequenceHyperModel(keras_tuner.HyperModel):
         )
         _check_input_shape(input_shape, tokens=vocabulary_size is not None)
         task = check_option("task", task, _TASKS)
-        self.output_units = check_int(
-            "output_units",
-            output_units,
-            2 if task == "classification" else 1,
-            context=f"for task={task!r}",
+        self.output_units = check_output_units(
+            output_units, task, classification=task == "classification"
         )
         self.masking = check_bool("masking", masking)
         self.input_shape = tuple(

@@ -5,8 +5,8 @@ import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent import trees as tree_encoding
-from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import check_positive_int
 
 _TASKS = ("classification", "regression")
@@ -93,11 +93,8 @@ class TreeHyperModel(keras_tuner.HyperModel):
         super().__init__(name=name, tunable=tunable)
         self.num_children = check_positive_int("num_children", num_children)
         task = check_option("task", task, _TASKS)
-        self.output_units = check_int(
-            "output_units",
-            output_units,
-            2 if task == "classification" else 1,
-            context=f"for task={task!r}",
+        self.output_units = check_output_units(
+            output_units, task, classification=task == "classification"
         )
         if (vocabulary_size is None) == (node_features is None):
             raise ValueError(

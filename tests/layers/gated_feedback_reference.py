@@ -189,3 +189,23 @@ def keras_cells(widths, cell_type):
         "lstm": lambda n: keras.layers.LSTMCell(n),
     }[cell_type]
     return [make(n) for n in widths]
+
+
+def gf_reference(layer, widths, cell_type, feedback="gated"):
+    """`gf_sequence` with `layer`'s weights, for `check_per_sequence_dropout`:
+    a callable `(x, mask, dropout_masks)` returning `(outputs, states)`."""
+    weights = named_weights(layer)
+
+    def reference(x, mask, dropout_masks):
+        outputs, states, _ = gf_sequence(
+            x,
+            weights,
+            widths,
+            cell_type,
+            feedback,
+            mask=mask,
+            dropout_masks=dropout_masks,
+        )
+        return outputs, states
+
+    return reference

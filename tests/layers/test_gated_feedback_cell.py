@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from tests.layers.dropout_reference import check_per_sequence_dropout
+from tests.layers.gated_feedback_reference import gf_reference
 from tests.layers.gated_feedback_reference import gf_sequence
 from tests.layers.gated_feedback_reference import keras_cells
 from tests.layers.gated_feedback_reference import keras_stacked_weights
@@ -140,60 +142,32 @@ def test_no_feedback_equals_keras_stacked_cells(cell_type):
         np.testing.assert_allclose(a, b, atol=1e-5)
 
 
-def _record_masks(cell):
-    created = []
-    original = cell._create_dropout_mask
-
-    def record(step_input, rate):
-        mask = original(step_input, rate)
-        created.append((rate, np.array(mask)))
-        return mask
-
-    cell._create_dropout_mask = record
-    return created
+# Every candidate pair of masks is tried (`per_sequence_masks`): 2 ** 12
+# for these widths, where `WIDTHS` would need 2 ** 24.
+DROPOUT_WIDTHS = [2, 1, 2]
 
 
 @pytest.mark.parametrize("cell_type", ["gru", "lstm"])
 def test_dropout_uses_one_mask_per_sequence(cell_type):
     x, mask = _data(2)
     cell = kr.layers.GatedFeedbackCell(
-        WIDTHS,
+        DROPOUT_WIDTHS,
         cell_type=cell_type,
         dropout=0.5,
         recurrent_dropout=0.25,
         seed=3,
     )
     layer = _rnn(cell)
-    created = _record_masks(cell)
-    sequence, *states = layer(x, mask=mask, training=True)
-    assert sorted(rate for rate, _ in created) == [0.25, 0.5]
-    masks = dict(created)
-    # Inputs of layers 0, 1, 2 are x, h_0, h_1: 4 + 5 + 3 features.
-    assert masks[0.5].shape == (BATCH, 12)
-    assert masks[0.25].shape == (BATCH, sum(WIDTHS))
-    expected, expected_states, _ = gf_sequence(
-        x.astype("float64"),
-        named_weights(layer),
-        WIDTHS,
-        cell_type,
-        "gated",
-        mask=mask,
-        dropout_masks=(masks[0.5], masks[0.25]),
+    # Inputs of layers 0, 1, 2 are x, h_0, h_1: one input mask covers all
+    # three, one recurrent mask all of h*_{t-1}.
+    check_per_sequence_dropout(
+        layer,
+        gf_reference(layer, DROPOUT_WIDTHS, cell_type),
+        x,
+        mask,
+        widths=(FEATURES + 2 + 1, sum(DROPOUT_WIDTHS)),
+        rates=(0.5, 0.25),
     )
-    np.testing.assert_allclose(sequence, expected, atol=1e-5)
-    for state, expected_state in zip(states, expected_states, strict=True):
-        np.testing.assert_allclose(state, expected_state, atol=1e-5)
-    assert cell._dropout_mask is None and cell._recurrent_dropout_mask is None
-    inference = layer(x, mask=mask, training=False)[0]
-    reference, _, _ = gf_sequence(
-        x.astype("float64"),
-        named_weights(layer),
-        WIDTHS,
-        cell_type,
-        "gated",
-        mask=mask,
-    )
-    np.testing.assert_allclose(inference, reference, atol=1e-5)
 
 
 def test_cell_in_bidirectional_and_initial_state():

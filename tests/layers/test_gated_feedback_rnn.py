@@ -6,6 +6,8 @@ import pytest
 
 import keras_recurrent as kr
 from tests.layers.cell_layer_api import check_cell_arguments_exposed
+from tests.layers.dropout_reference import check_per_sequence_dropout
+from tests.layers.gated_feedback_reference import gf_reference
 from tests.layers.gated_feedback_reference import gf_sequence
 from tests.layers.gated_feedback_reference import gf_step
 from tests.layers.gated_feedback_reference import named_weights
@@ -74,49 +76,31 @@ def test_layer_equals_plain_rnn_of_the_cell(feedback):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
 
 
-def _record_masks(cell):
-    created = []
-    original = cell._create_dropout_mask
-
-    def record(step_input, rate):
-        mask = original(step_input, rate)
-        created.append((rate, np.array(mask)))
-        return mask
-
-    cell._create_dropout_mask = record
-    return created
-
-
 def test_layer_dropout_matches_reference():
     x, mask = _data(9)
     layer = _layer(
-        units=[4, 3],
+        units=[3, 2],
         cell_type="gru",
         dropout=0.5,
         recurrent_dropout=0.25,
         seed=2,
     )
-    created = _record_masks(layer.cell)
-    sequence, *states = layer(x, mask=mask, training=True)
-    assert sorted(rate for rate, _ in created) == [0.25, 0.5]
-    masks = dict(created)
-    expected, expected_states, _ = gf_sequence(
-        x.astype("float64"),
-        named_weights(layer),
-        [4, 3],
-        "gru",
-        "gated",
-        mask=mask,
-        dropout_masks=(masks[0.5], masks[0.25]),
+    # The input mask covers the inputs of layers 0 and 1 (x, h_0), the
+    # recurrent one h*_{t-1}; the layer drops x before its time loop and
+    # h_0 inside it, from the same mask.
+    check_per_sequence_dropout(
+        layer,
+        gf_reference(layer, [3, 2], "gru"),
+        x,
+        mask,
+        widths=(FEATURES + 3, 3 + 2),
+        rates=(0.5, 0.25),
     )
-    np.testing.assert_allclose(sequence, expected, atol=1e-5)
-    for state, expected_state in zip(states, expected_states, strict=True):
-        np.testing.assert_allclose(state, expected_state, atol=1e-5)
     # After the layer's loop, the cell alone reads `x_t` again.
     output, _ = layer.cell(x[:, 0], layer.cell.get_initial_state(BATCH))
     expected_h, _, _ = gf_step(
         x[:, 0].astype("float64"),
-        [np.zeros((BATCH, 4)), np.zeros((BATCH, 3))],
+        [np.zeros((BATCH, 3)), np.zeros((BATCH, 2))],
         None,
         named_weights(layer),
         "gru",
@@ -218,7 +202,6 @@ def test_seeded_dropout_is_reproducible():
     np.testing.assert_array_equal(outputs[0], outputs[1])
     layer = _layer(dropout=0.3, recurrent_dropout=0.3, seed=6, **options)
     assert not np.allclose(outputs[0], layer(x, training=True)[0])
-    assert layer.cell._dropout_mask is None
 
 
 def test_get_config_round_trip():

@@ -1,4 +1,3 @@
-import itertools
 import json
 
 import keras
@@ -9,6 +8,7 @@ import tensorflow as tf
 import keras_recurrent as kr
 from tests.layers.cell_layer_api import LSTM_CELL_OVERRIDES
 from tests.layers.cell_layer_api import check_cell_arguments_exposed
+from tests.layers.dropout_reference import check_per_sequence_dropout
 from tests.layers.lstm_reference import BLOCKS
 from tests.layers.lstm_reference import lstm_sequence
 from tests.layers.lstm_reference import named_weights
@@ -100,40 +100,6 @@ def test_layer_equals_plain_rnn_of_the_cell(name):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
 
 
-def _per_sequence_masks(layer, x, mask, sequence, rates):
-    """The dropout masks, constant over time, that reproduce `sequence`.
-
-    For each sequence, runs the NumPy reference with every input mask
-    `(features,)` and recurrent mask `(units,)` whose entries are 0 or
-    `1 / (1 - rate)`, and requires exactly one pair to match the layer's
-    output. Returns the input masks `(batch, features)` and the recurrent
-    masks `(batch, units)`. Masks drawn anew at each step match no pair.
-    """
-    features = x.shape[-1]
-    bits = np.array(
-        list(itertools.product([0.0, 1.0], repeat=features + UNITS))
-    )
-    candidates = (
-        bits[:, :features] / (1 - rates[0]),
-        bits[:, features:] / (1 - rates[1]),
-    )
-    weights = named_weights(layer)
-    found = []
-    for row in range(x.shape[0]):
-        expected, _ = lstm_sequence(
-            np.repeat(x[row : row + 1].astype("float64"), len(bits), 0),
-            weights,
-            "V",
-            mask=np.repeat(mask[row : row + 1], len(bits), 0),
-            dropout_masks=candidates,
-        )
-        error = np.abs(expected - np.asarray(sequence)[row]).max(axis=(1, 2))
-        matches = np.flatnonzero(error < 1e-5)
-        assert len(matches) == 1, (row, matches, error.min())
-        found.append(matches[0])
-    return candidates[0][found], candidates[1][found]
-
-
 @pytest.mark.parametrize("wrapped", [False, True])
 def test_dropout_uses_one_mask_per_sequence(wrapped):
     x, mask = _data(3)
@@ -145,19 +111,21 @@ def test_dropout_uses_one_mask_per_sequence(wrapped):
         randomize_weights(layer)
     else:
         layer, _ = _layer("peephole", **kwargs)
-    rates = (kwargs["dropout"], kwargs["recurrent_dropout"])
-    sequence, *_ = layer(x, mask=mask, training=True)
-    first = _per_sequence_masks(layer, x, mask, sequence, rates)
-    # Each call draws its own masks: none outlives the call.
-    sequence, *_ = layer(x, mask=mask, training=True)
-    second = _per_sequence_masks(layer, x, mask, sequence, rates)
-    assert not all(np.array_equal(a, b) for a, b in zip(first, second))
-    # Inference uses no dropout.
-    inference, *_ = layer(x, mask=mask, training=False)
-    reference, _ = lstm_sequence(
-        x.astype("float64"), named_weights(layer), "V", mask=mask
+    weights = named_weights(layer)
+
+    def reference(x, mask, dropout_masks):
+        return lstm_sequence(
+            x, weights, "V", mask=mask, dropout_masks=dropout_masks
+        )
+
+    check_per_sequence_dropout(
+        layer,
+        reference,
+        x,
+        mask,
+        widths=(FEATURES, UNITS),
+        rates=(kwargs["dropout"], kwargs["recurrent_dropout"]),
     )
-    np.testing.assert_allclose(inference, reference, atol=1e-5)
 
 
 def test_seeded_dropout_is_reproducible():
