@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow_datasets as tfds
 
-from keras_recurrent.datasets._splits import GeneratedSplits
+from keras_recurrent.datasets._builders import GeneratedSplits
 from keras_recurrent.datasets.adding_problem import adding_problem
 from keras_recurrent.datasets.adding_problem_config import AddingProblemConfig
 
@@ -25,8 +25,6 @@ _CITATION = """\
   year={2015}
 }
 """
-
-_SPLIT_INDEX = {"train": 0, "validation": 1, "test": 2}
 
 
 class AddingProblem(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
@@ -107,15 +105,6 @@ class AddingProblem(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
     ]
     DEFAULT_BUILDER_CONFIG_NAME = "length_50"
 
-    # TFDS 4.9.10 finds a packaged builder's file through
-    # `importlib_resources`, which it only installs on Python < 3.9, so
-    # building fails with ModuleNotFoundError (tensorflow/datasets#11212).
-    # The file is known here; only its checksums sibling is looked up.
-    @tfds.core.utils.classproperty
-    @classmethod
-    def code_path(cls):
-        return tfds.core.Path(__file__)
-
     def _info(self):
         config = self.builder_config
         return tfds.core.DatasetInfo(
@@ -146,7 +135,7 @@ class AddingProblem(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
             num_examples,
             length=config.length,
             min_length=config.min_length,
-            seed=(config.seed, _SPLIT_INDEX[split]),
+            seed=self._split_seed(split),
         )
         for index in range(num_examples):
             yield (

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow_datasets as tfds
 
-from keras_recurrent.datasets._splits import GeneratedSplits
+from keras_recurrent.datasets._builders import GeneratedSplits
 from keras_recurrent.datasets.babi_graph_arrays import babi_graph_arrays
 from keras_recurrent.datasets.babi_graph_config import BabiGraphConfig
 from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
@@ -27,7 +27,6 @@ _CITATION = """\
 }
 """
 
-_SPLIT_INDEX = {"train": 0, "validation": 1, "test": 2}
 _INPUT_KEYS = ("node_inputs", "edges", "edge_types", "node_mask")
 
 
@@ -97,15 +96,6 @@ class BabiGraph(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
     ]
     DEFAULT_BUILDER_CONFIG_NAME = "task_4"
 
-    # TFDS 4.9.10 finds a packaged builder's file through
-    # `importlib_resources`, which it only installs on Python < 3.9, so
-    # building fails with ModuleNotFoundError (tensorflow/datasets#11212).
-    # The file is known here; only its checksums sibling is looked up.
-    @tfds.core.utils.classproperty
-    @classmethod
-    def code_path(cls):
-        return tfds.core.Path(__file__)
-
     def _info(self):
         spec = self.builder_config.spec
         is_sequence = spec.output in ("graph_sequence", "node_sequence")
@@ -152,7 +142,7 @@ class BabiGraph(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
             config.task,
             num_examples,
             question_type=config.question_type,
-            seed=(config.seed, _SPLIT_INDEX[split]),
+            seed=self._split_seed(split),
         )
         for index in range(num_examples):
             yield index, {key: value[index] for key, value in arrays.items()}

@@ -6,7 +6,7 @@ import tensorflow_datasets as tfds
 
 from keras_recurrent.datasets._babi_graph_checks import check_question_type
 from keras_recurrent.datasets._babi_graph_checks import check_task
-from keras_recurrent.datasets._splits import SplitSizes
+from keras_recurrent.datasets._builders import SplitSizes
 
 
 @dataclasses.dataclass(eq=False)

@@ -5,6 +5,7 @@ import os
 import numpy as np
 import tensorflow_datasets as tfds
 
+from keras_recurrent.datasets._builders import PackagedBuilder
 from keras_recurrent.datasets.listops import listops
 from keras_recurrent.datasets.listops_binary_tree import listops_binary_tree
 from keras_recurrent.datasets.listops_config import ListOpsConfig
@@ -32,7 +33,7 @@ def _ids(length, width=None):
     )
 
 
-class ListOps(tfds.core.GeneratorBasedBuilder):
+class ListOps(PackagedBuilder, tfds.core.GeneratorBasedBuilder):
     """TFDS builder for ListOps (`"listops"`), Nangia & Bowman (2018).
 
     Registered with TFDS when `keras_recurrent.datasets` is imported.
@@ -105,15 +106,6 @@ class ListOps(tfds.core.GeneratorBasedBuilder):
         "manual dir."
     )
     DEFAULT_BUILDER_CONFIG_NAME = "default"
-
-    # TFDS 4.9.10 finds a packaged builder's file through
-    # `importlib_resources`, which it only installs on Python < 3.9, so
-    # building fails with ModuleNotFoundError (tensorflow/datasets#11212).
-    # The file is known here; only its checksums sibling is looked up.
-    @tfds.core.utils.classproperty
-    @classmethod
-    def code_path(cls):
-        return tfds.core.Path(__file__)
 
     def _info(self):
         config = self.builder_config

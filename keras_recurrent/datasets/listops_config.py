@@ -4,8 +4,8 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
+from keras_recurrent.datasets._builders import SplitSizes
 from keras_recurrent.datasets._checks import check_int
-from keras_recurrent.datasets._splits import SplitSizes
 
 
 @dataclasses.dataclass(eq=False)

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow_datasets as tfds
 
-from keras_recurrent.datasets._splits import GeneratedSplits
+from keras_recurrent.datasets._builders import GeneratedSplits
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import program_eval
 from keras_recurrent.datasets.program_eval_config import ProgramEvalConfig
@@ -20,7 +20,6 @@ _CITATION = """\
 }
 """
 
-_SPLIT_INDEX = {"train": 0, "validation": 1, "test": 2}
 _LENGTHS = (1, 2, 3, 4, 5, 6)
 _NESTINGS = (1, 2, 3)
 
@@ -101,15 +100,6 @@ class ProgramEval(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
     ]
     DEFAULT_BUILDER_CONFIG_NAME = "length_6_nesting_3"
 
-    # TFDS 4.9.10 finds a packaged builder's file through
-    # `importlib_resources`, which it only installs on Python < 3.9, so
-    # building fails with ModuleNotFoundError (tensorflow/datasets#11212).
-    # The file is known here; only its checksums sibling is looked up.
-    @tfds.core.utils.classproperty
-    @classmethod
-    def code_path(cls):
-        return tfds.core.Path(__file__)
-
     def _info(self):
         return tfds.core.DatasetInfo(
             builder=self,
@@ -147,7 +137,7 @@ class ProgramEval(GeneratedSplits, tfds.core.GeneratorBasedBuilder):
             operations=config.operations,
             strategy=config.strategy,
             split=split,
-            seed=(config.seed, _SPLIT_INDEX[split]),
+            seed=self._split_seed(split),
         )
         for index in range(num_examples):
             program = data["programs"][index]

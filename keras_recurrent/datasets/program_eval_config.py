@@ -4,7 +4,7 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
-from keras_recurrent.datasets._splits import SplitSizes
+from keras_recurrent.datasets._builders import SplitSizes
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import check_program_arguments
 
