@@ -36,7 +36,7 @@ from keras_recurrent.datasets.read_listops_tsv import read_listops_tsv
 # it, on first use, which raises the ImportError that says what is missing.
 _TFDS_CLASSES = {
     "AddingProblem": ".adding_problem_builder",
-    "AddingProblemConfig": ".adding_problem_config",
+    "AddingProblemConfig": ".adding_problem_builder",
     "BabiGraph": ".babi_graph_builder",
     "BabiGraphConfig": ".babi_graph_config",
     "ListOps": ".listops_builder",
