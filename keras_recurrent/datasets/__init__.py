@@ -17,9 +17,10 @@ from keras_recurrent.datasets.babi_graph_arrays import babi_graph_arrays
 from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
 from keras_recurrent.datasets.babi_graph_task import BabiGraphTask
 from keras_recurrent.datasets.listops import LISTOPS_OPERATORS
+from keras_recurrent.datasets.listops import LISTOPS_VOCABULARY
 from keras_recurrent.datasets.listops import listops
-from keras_recurrent.datasets.listops_binary_tree import listops_binary_tree
-from keras_recurrent.datasets.listops_vocabulary import LISTOPS_VOCABULARY
+from keras_recurrent.datasets.listops import listops_binary_tree
+from keras_recurrent.datasets.listops import read_listops_tsv
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_SPLITS
 from keras_recurrent.datasets.program_eval import program_eval
@@ -29,7 +30,6 @@ from keras_recurrent.datasets.program_eval_vocabulary import (
     PROGRAM_EVAL_VOCABULARY,
 )
 from keras_recurrent.datasets.read_babi_graphs import read_babi_graphs
-from keras_recurrent.datasets.read_listops_tsv import read_listops_tsv
 
 # The TFDS builders and their configs. With TensorFlow Datasets installed
 # they are imported now, which registers the builders with TFDS; without
@@ -40,7 +40,7 @@ _TFDS_CLASSES = {
     "BabiGraph": ".babi_graph_builder",
     "BabiGraphConfig": ".babi_graph_config",
     "ListOps": ".listops_builder",
-    "ListOpsConfig": ".listops_config",
+    "ListOpsConfig": ".listops_builder",
     "ProgramEval": ".program_eval_builder",
     "ProgramEvalConfig": ".program_eval_config",
 }
