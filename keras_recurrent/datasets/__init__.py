@@ -23,12 +23,10 @@ from keras_recurrent.datasets.listops import listops_binary_tree
 from keras_recurrent.datasets.listops import read_listops_tsv
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_SPLITS
+from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_VOCABULARY
 from keras_recurrent.datasets.program_eval import program_eval
+from keras_recurrent.datasets.program_eval import program_eval_arrays
 from keras_recurrent.datasets.program_eval import program_split
-from keras_recurrent.datasets.program_eval_arrays import program_eval_arrays
-from keras_recurrent.datasets.program_eval_vocabulary import (
-    PROGRAM_EVAL_VOCABULARY,
-)
 from keras_recurrent.datasets.read_babi_graphs import read_babi_graphs
 
 # The TFDS builders and their configs. With TensorFlow Datasets installed
@@ -42,7 +40,7 @@ _TFDS_CLASSES = {
     "ListOps": ".listops_builder",
     "ListOpsConfig": ".listops_builder",
     "ProgramEval": ".program_eval_builder",
-    "ProgramEvalConfig": ".program_eval_config",
+    "ProgramEvalConfig": ".program_eval_builder",
 }
 try:
     import tensorflow_datasets  # noqa: F401
