@@ -12,10 +12,11 @@ import importlib
 from keras_recurrent._lazy import lazy_getattr
 from keras_recurrent.datasets.adding_problem import adding_problem
 from keras_recurrent.datasets.adding_problem import adding_problem_baseline_mse
-from keras_recurrent.datasets.babi_graph import babi_graph
-from keras_recurrent.datasets.babi_graph_arrays import babi_graph_arrays
-from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
-from keras_recurrent.datasets.babi_graph_task import BabiGraphTask
+from keras_recurrent.datasets.babi_graph.generator import babi_graph
+from keras_recurrent.datasets.babi_graph.generator import babi_graph_arrays
+from keras_recurrent.datasets.babi_graph.reader import read_babi_graphs
+from keras_recurrent.datasets.babi_graph.tasks import BABI_GRAPH_TASKS
+from keras_recurrent.datasets.babi_graph.tasks import BabiGraphTask
 from keras_recurrent.datasets.listops import LISTOPS_OPERATORS
 from keras_recurrent.datasets.listops import LISTOPS_VOCABULARY
 from keras_recurrent.datasets.listops import listops
@@ -27,7 +28,6 @@ from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_VOCABULARY
 from keras_recurrent.datasets.program_eval import program_eval
 from keras_recurrent.datasets.program_eval import program_eval_arrays
 from keras_recurrent.datasets.program_eval import program_split
-from keras_recurrent.datasets.read_babi_graphs import read_babi_graphs
 
 # The TFDS builders and their configs. With TensorFlow Datasets installed
 # they are imported now, which registers the builders with TFDS; without
@@ -35,8 +35,8 @@ from keras_recurrent.datasets.read_babi_graphs import read_babi_graphs
 _TFDS_CLASSES = {
     "AddingProblem": ".adding_problem_builder",
     "AddingProblemConfig": ".adding_problem_builder",
-    "BabiGraph": ".babi_graph_builder",
-    "BabiGraphConfig": ".babi_graph_config",
+    "BabiGraph": ".babi_graph.builder",
+    "BabiGraphConfig": ".babi_graph.builder",
     "ListOps": ".listops_builder",
     "ListOpsConfig": ".listops_builder",
     "ProgramEval": ".program_eval_builder",
