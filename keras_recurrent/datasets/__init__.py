@@ -12,37 +12,35 @@ import importlib
 from keras_recurrent._lazy import lazy_getattr
 from keras_recurrent.datasets.adding_problem import adding_problem
 from keras_recurrent.datasets.adding_problem import adding_problem_baseline_mse
-from keras_recurrent.datasets.babi_graph import babi_graph
-from keras_recurrent.datasets.babi_graph_arrays import babi_graph_arrays
-from keras_recurrent.datasets.babi_graph_task import BABI_GRAPH_TASKS
-from keras_recurrent.datasets.babi_graph_task import BabiGraphTask
+from keras_recurrent.datasets.babi_graph.generator import babi_graph
+from keras_recurrent.datasets.babi_graph.generator import babi_graph_arrays
+from keras_recurrent.datasets.babi_graph.reader import read_babi_graphs
+from keras_recurrent.datasets.babi_graph.tasks import BABI_GRAPH_TASKS
+from keras_recurrent.datasets.babi_graph.tasks import BabiGraphTask
 from keras_recurrent.datasets.listops import LISTOPS_OPERATORS
+from keras_recurrent.datasets.listops import LISTOPS_VOCABULARY
 from keras_recurrent.datasets.listops import listops
-from keras_recurrent.datasets.listops_binary_tree import listops_binary_tree
-from keras_recurrent.datasets.listops_vocabulary import LISTOPS_VOCABULARY
+from keras_recurrent.datasets.listops import listops_binary_tree
+from keras_recurrent.datasets.listops import read_listops_tsv
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_SPLITS
+from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_VOCABULARY
 from keras_recurrent.datasets.program_eval import program_eval
+from keras_recurrent.datasets.program_eval import program_eval_arrays
 from keras_recurrent.datasets.program_eval import program_split
-from keras_recurrent.datasets.program_eval_arrays import program_eval_arrays
-from keras_recurrent.datasets.program_eval_vocabulary import (
-    PROGRAM_EVAL_VOCABULARY,
-)
-from keras_recurrent.datasets.read_babi_graphs import read_babi_graphs
-from keras_recurrent.datasets.read_listops_tsv import read_listops_tsv
 
 # The TFDS builders and their configs. With TensorFlow Datasets installed
 # they are imported now, which registers the builders with TFDS; without
 # it, on first use, which raises the ImportError that says what is missing.
 _TFDS_CLASSES = {
     "AddingProblem": ".adding_problem_builder",
-    "AddingProblemConfig": ".adding_problem_config",
-    "BabiGraph": ".babi_graph_builder",
-    "BabiGraphConfig": ".babi_graph_config",
+    "AddingProblemConfig": ".adding_problem_builder",
+    "BabiGraph": ".babi_graph.builder",
+    "BabiGraphConfig": ".babi_graph.builder",
     "ListOps": ".listops_builder",
-    "ListOpsConfig": ".listops_config",
+    "ListOpsConfig": ".listops_builder",
     "ProgramEval": ".program_eval_builder",
-    "ProgramEvalConfig": ".program_eval_config",
+    "ProgramEvalConfig": ".program_eval_builder",
 }
 try:
     import tensorflow_datasets  # noqa: F401

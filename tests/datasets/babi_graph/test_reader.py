@@ -9,7 +9,7 @@ import pytest
 import keras_recurrent as kr
 
 FOLD = (
-    Path(__file__).resolve().parents[2].parent
+    Path(__file__).resolve().parents[3].parent
     / "shared"
     / "data"
     / "babi-ggnn-fold1"

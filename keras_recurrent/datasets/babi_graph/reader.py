@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from keras_recurrent.datasets._babi_graph_checks import check_task
+from keras_recurrent.datasets.babi_graph.tasks import check_task
 from keras_recurrent.graphs.encoding import encode_graphs
 
 # The tasks of the paper's data and the fields of their question lines

@@ -1,4 +1,4 @@
-"""Story generators of the bAbI graph tasks (private to `babi_graph`).
+"""Story generators of the bAbI graph tasks (private to `generator.py`).
 
 Each generator draws one story over abstract entities `0 .. k-1` and returns
 its facts `(subject, relation, object)`, its questions `(arguments,
