@@ -17,18 +17,18 @@ is paired, the median over rounds of a model's step time over the stacked
 network's in the same round, which drifting load skews less than the ratio
 of the medians (also given).
 
-FLOP counts are per sample and time step, forward, of the matmuls only:
-every kernel of the built cells is one matmul operand used once per step
-(layer 0's input projection of `GatedFeedbackRNN` runs before the time loop,
-but still once per step), so its multiply-adds are rows x cols, and the
-count is the sum over kernels; this includes the feedback `h*_{t-1} U^{.->j}`
-and the gates' `w_g . h^{j-1}` and `u_g . h*`. Biases, activations and other
-elementwise products (the gates' broadcast over `h*`, the GRU/LSTM gating)
-are left out: they are O(units) per step against O(units^2) of the matmuls.
-The counts are checked against a closed form in the widths and against
-`count_params()` (kernel entries + biases). A FLOP is a multiply-add here;
-the backward pass costs about twice the forward one for every model alike,
-so the ratios hold for the whole train step.
+FLOP counts are per sample and time step, forward, of the matmuls only: every
+kernel of the built cells is one matmul operand used once per step (on PyTorch,
+layer 0's input projection of `GatedFeedbackRNN` runs before the time loop, but
+still once per step), so its multiply-adds are rows x cols, and the count is
+the sum over kernels; this includes the feedback `h*_{t-1} U^{.->j}` and the
+gates' `w_g . h^{j-1}` and `u_g . h*`. Biases, activations and other
+elementwise products (the gates' broadcast over `h*`, the GRU/LSTM gating) are
+left out: they are O(units) per step against O(units^2) of the matmuls. The
+counts are checked against a closed form in the widths and against
+`count_params()` (kernel entries + biases). A FLOP is a multiply-add here; the
+backward pass costs about twice the forward one for every model alike, so the
+ratios hold for the whole train step.
 
     python benchmarks/gated_feedback.py                       # 3 x 256
     python benchmarks/gated_feedback.py --repeats 40 --cell-types lstm

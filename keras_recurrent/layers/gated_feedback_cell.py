@@ -384,9 +384,9 @@ class GatedFeedbackCell(
 
         `[x_t W^0 + b^0, x_t w_g^{·→0}]` (the second part for `"gated"`
         only), with the input dropout mask of the sequence applied to `x_t`.
-        Nothing here depends on `t - 1`, so `GatedFeedbackRNN` computes it
-        in one matmul before the time loop and the cell reads it in place
-        of `x_t`.
+        Nothing here depends on `t - 1`, so on PyTorch `GatedFeedbackRNN`
+        computes it in one matmul before the time loop and the cell reads it
+        in place of `x_t`.
         """
         if training and self.dropout > 0:
             mask = self.get_dropout_mask(sequences[:, 0, :])
@@ -432,37 +432,43 @@ class GatedFeedbackCell(
             for i in range(self.num_layers)
         ]
 
-    def begin_projected_loop(self, sequences, training=False):
-        """Starts a time loop over `project_inputs(sequences)`: returns them.
+    def begin_projected_loop(
+        self, sequences, training=False, inputs_projected=True
+    ):
+        """Starts a time loop: returns what the loop reads in place of `x_t`.
 
-        Until `end_projected_loop()`, each `call` reads its `inputs` as one
-        step of these projections (in place of `x_t`) and makes the
-        feedback products from `feedback_weights()`, arranged here once for
-        all steps. `GatedFeedbackRNN` calls both around its time loop;
-        `step` takes the same two things as arguments.
+        Until `end_projected_loop()`, each `call` makes the feedback
+        products from `feedback_weights()`, arranged here once for all
+        steps, and, with `inputs_projected`, reads its `inputs` as one step
+        of `project_inputs(sequences)` (returned here) instead of `x_t`
+        (`sequences`, returned as they are). `GatedFeedbackRNN` calls both
+        around its time loop; `step` takes the same two things as arguments.
         """
-        projected = self.project_inputs(sequences, training=training)
-        self._projected_loop = {"feedback_weights": self.feedback_weights()}
-        return projected
+        self._projected_loop = {
+            "inputs_projected": inputs_projected,
+            "feedback_weights": self.feedback_weights(),
+        }
+        if inputs_projected:
+            return self.project_inputs(sequences, training=training)
+        return sequences
 
     def end_projected_loop(self):
-        """Ends what `begin_projected_loop` started: `call` reads `x_t`."""
+        """Ends what `begin_projected_loop` started."""
         self._projected_loop = None
 
     def call(self, inputs, states, training=False):
         check_float_dtype(self, inputs)
-        loop = self._projected_loop
-        if loop is None:
+        loop = self._projected_loop or {}
+        inputs_projected = loop.get("inputs_projected", False)
+        if not inputs_projected:
             check_step_inputs(self, inputs, self.input_widths[0])
-            output, new_states, _ = self.step(inputs, states, training=training)
-        else:
-            output, new_states, _ = self.step(
-                inputs,
-                states,
-                training=training,
-                inputs_projected=True,
-                feedback_weights=loop["feedback_weights"],
-            )
+        output, new_states, _ = self.step(
+            inputs,
+            states,
+            training=training,
+            inputs_projected=inputs_projected,
+            feedback_weights=loop.get("feedback_weights"),
+        )
         return output, new_states
 
     def step(
@@ -496,8 +502,8 @@ class GatedFeedbackCell(
         new_h, new_states, gates = [], [], []
         for j in range(self.num_layers):
             if j == 0 and inputs_projected:
-                # `GatedFeedbackRNN` fed `[x W^0 + b^0, x w_g^{·→0}]`, made
-                # for all steps before the loop (see `project_inputs`).
+                # `[x W^0 + b^0, x w_g^{·→0}]`, made for all steps before
+                # the loop (see `project_inputs`).
                 width = len(self.gate_blocks) * self.layer_units[0]
                 z, gate_input = inputs[:, :width], inputs[:, width:]
             else:

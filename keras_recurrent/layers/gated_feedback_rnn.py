@@ -19,9 +19,8 @@ class GatedFeedbackRNN(CellRNN):
     layer of the previous step through scalar global reset gates
     `g^{i→j}_t`. See the cell for the equations, the weights (names, shapes
     and block orders) and the state order. `gate_values` returns the gates
-    for a batch, e.g. for `kr.plot.gate_heatmap`. The first layer's input
-    terms, which do not depend on the previous step, are computed for all
-    steps in one matmul before the time loop (`cell.project_inputs`).
+    for a batch, e.g. for `kr.plot.gate_heatmap`. Time and memory of a
+    train step grow linearly in the number of steps.
 
     Each argument of the cell is also a read-only property of the layer, as
     in `keras.layers.LSTM`: `layer.cell_type`, `layer.kernel_initializer`, ...
@@ -168,11 +167,18 @@ class GatedFeedbackRNN(CellRNN):
         )
 
     def _loop_inputs(self, sequences, training):
-        # Layer 0's input projections do not depend on t - 1: one matmul
-        # for all steps, outside the time loop; each source layer's
-        # feedback matrices side by side, arranged once: the steps then
-        # make the feedback products before the gates.
-        return self.cell.begin_projected_loop(sequences, training=training)
+        # Each source layer's feedback matrices side by side, arranged once:
+        # the steps then make the feedback products before the gates.
+        # Layer 0's input terms, which do not depend on t - 1, are one
+        # matmul for all steps before the loop only on PyTorch, whose loop
+        # runs step by step in Python. TensorFlow's loop makes the gradient
+        # of what it reads O(T) per step, a train step quadratic in T, and
+        # JAX measured no faster (docs/design/gated_feedback.md).
+        return self.cell.begin_projected_loop(
+            sequences,
+            training=training,
+            inputs_projected=keras.backend.backend() == "torch",
+        )
 
     def _end_call(self):
         self.cell.end_projected_loop()

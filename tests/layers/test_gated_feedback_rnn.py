@@ -61,8 +61,9 @@ def test_layer_matches_numpy_reference(cell_type, feedback):
 
 @pytest.mark.parametrize("feedback", ["gated", "fixed", "none"])
 def test_layer_equals_plain_rnn_of_the_cell(feedback):
-    # The layer computes layer 0's input terms before the time loop; a plain
-    # `keras.layers.RNN` of the same cell computes them step by step.
+    # The layer arranges the feedback matrices before the time loop (and on
+    # PyTorch layer 0's input terms); a plain `keras.layers.RNN` of the same
+    # cell computes them step by step.
     x, mask = _data(8)
     layer = _layer(units=[4, 3], cell_type="lstm", feedback=feedback)
     plain = keras.layers.RNN(
