@@ -13,6 +13,7 @@ the Keras LSTM's in the same round.
 
     python benchmarks/serving.py
     python benchmarks/serving.py --requests 50 --batches 1
+    python benchmarks/serving.py --models PeepholeLSTM CoupledLSTM
 """
 
 import argparse
@@ -99,24 +100,44 @@ def _requests(name, batch, rng):
     return {"frames": frames, "lengths": lengths.astype("int32")}
 
 
-def export_models(directory, batches, seed):
-    """Exports every model and writes its requests; returns their names."""
+REFERENCE = "keras.layers.LSTM"
+MODELS = (
+    "PeepholeLSTM",
+    "CoupledLSTM",
+    "GatedFeedbackRNN",
+    "NaryTreeLSTM",
+    "GatedGraph",
+)
+
+
+def _make_model(name):
+    import keras
+
+    import keras_recurrent as kr
+
+    if name == REFERENCE:
+        return _sequence_model(keras.layers.LSTM(UNITS))
+    if name == "GatedFeedbackRNN":
+        return _sequence_model(
+            kr.layers.GatedFeedbackRNN([UNITS, UNITS], cell_type="lstm")
+        )
+    if name == "NaryTreeLSTM":
+        return _tree_model()
+    if name == "GatedGraph":
+        return _graph_model()
+    return _sequence_model(getattr(kr.layers, name)(UNITS))
+
+
+def export_models(directory, batches, seed, names=MODELS):
+    """Exports the Keras LSTM and the models `names`, writes their
+    requests, and returns the names in order, the Keras LSTM first."""
     import keras
     import numpy as np
 
     import keras_recurrent as kr
 
     keras.utils.set_random_seed(seed)
-    models = {
-        "keras.layers.LSTM": _sequence_model(keras.layers.LSTM(UNITS)),
-        "PeepholeLSTM": _sequence_model(kr.layers.PeepholeLSTM(UNITS)),
-        "CoupledLSTM": _sequence_model(kr.layers.CoupledLSTM(UNITS)),
-        "GatedFeedbackRNN": _sequence_model(
-            kr.layers.GatedFeedbackRNN([UNITS, UNITS], cell_type="lstm")
-        ),
-        "NaryTreeLSTM": _tree_model(),
-        "GatedGraph": _graph_model(),
-    }
+    models = {name: _make_model(name) for name in (REFERENCE, *names)}
     rng = np.random.default_rng(seed)
     for name, model in models.items():
         path = os.path.join(directory, name)
@@ -165,7 +186,7 @@ def serve(directory, names, batches, requests):
     latencies = {}
     for name, batch in times:
         own = np.asarray(times[name, batch])
-        reference = np.asarray(times["keras.layers.LSTM", batch])
+        reference = np.asarray(times[REFERENCE, batch])
         latencies[f"{name}|{batch}"] = [
             float(np.percentile(own, 50)),
             float(np.percentile(own, 99)),
@@ -181,7 +202,7 @@ def report(names, batches, latencies):
     )
     print("|---|---:|---:|---:|---:|---:|")
     for batch in batches:
-        reference = latencies[f"keras.layers.LSTM|{batch}"][0]
+        reference = latencies[f"{REFERENCE}|{batch}"][0]
         for name in names:
             p50, p99, paired = latencies[f"{name}|{batch}"]
             print(
@@ -195,6 +216,13 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 32])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        choices=MODELS,
+        default=list(MODELS),
+        help="the models to time beside the Keras LSTM (default: all)",
+    )
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
@@ -203,7 +231,7 @@ def main(argv=None):
         print(json.dumps(latencies))
         return
     with tempfile.TemporaryDirectory() as directory:
-        names = export_models(directory, args.batches, args.seed)
+        names = export_models(directory, args.batches, args.seed, args.models)
         command = [
             sys.executable,
             os.path.abspath(__file__),
