@@ -1,39 +1,27 @@
+import functools
+
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
 import keras_recurrent as kr
+from tests.datasets.builder_helpers import SPLITS
+from tests.datasets.builder_helpers import build
+from tests.datasets.builder_helpers import build_twice
+from tests.datasets.builder_helpers import read_arrays
+from tests.datasets.builder_helpers import small_config_maker
+from tests.datasets.builder_helpers import split_sizes
 
-tfds.disable_progress_bar()
-
-_SPLITS = ("train", "validation", "test")
-
-
-def _small_config(name="length_12_small", **kwargs):
-    arguments = {
-        "length": 12,
-        "num_train_examples": 40,
-        "num_validation_examples": 8,
-        "num_test_examples": 6,
-        **kwargs,
-    }
-    return kr.datasets.AddingProblemConfig(name=name, **arguments)
-
-
-def _read_all(builder, split):
-    """Whole split as NumPy arrays, in stored order."""
-    dataset = builder.as_dataset(split=split, shuffle_files=False)
-    examples = list(tfds.as_numpy(dataset))
-    return {
-        key: np.stack([example[key] for example in examples])
-        for key in ("x", "y", "length")
-    }
-
-
-def _build(config, data_dir):
-    builder = tfds.builder("adding_problem", config=config, data_dir=data_dir)
-    builder.download_and_prepare()
-    return builder
+_small_config = small_config_maker(
+    kr.datasets.AddingProblemConfig,
+    "length_12_small",
+    train=40,
+    validation=8,
+    test=6,
+    length=12,
+)
+_read_all = functools.partial(read_arrays, keys=("x", "y", "length"))
+_build = functools.partial(build, "adding_problem")
 
 
 def test_registered_with_tfds():
@@ -46,18 +34,13 @@ def test_registered_with_tfds():
 
 def test_build_matches_generator_and_is_deterministic(tmp_path):
     config = _small_config(seed=3)
-    first = _build(config, tmp_path / "first")
-    second = _build(config, tmp_path / "second")
+    first, second = build_twice("adding_problem", config, tmp_path)
 
     info = first.info
-    assert {name: info.splits[name].num_examples for name in _SPLITS} == {
-        "train": 40,
-        "validation": 8,
-        "test": 6,
-    }
+    assert split_sizes(info) == {"train": 40, "validation": 8, "test": 6}
     assert info.supervised_keys == ("x", "y")
     assert info.features["x"].shape == (12, 2)
-    for index, split in enumerate(_SPLITS):
+    for index, split in enumerate(SPLITS):
         stored = _read_all(first, split)
         again = _read_all(second, split)
         for key in stored:

@@ -1,9 +1,9 @@
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from tests.datasets.builder_helpers import LISTOPS_SAMPLE
+from tests.datasets.builder_helpers import needs_listops_sample
 
 _DIGITS = {str(digit) for digit in range(10)}
 
@@ -162,18 +162,6 @@ def test_binary_tree_rejects_non_listops():
 
 # `read_listops_tsv`, on the published ListOps sample and on bad lines.
 
-SAMPLE = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "data"
-    / "listops"
-    / "test_d20s_last1000.tsv"
-)
-needs_sample = pytest.mark.skipif(
-    not SAMPLE.exists(),
-    reason=f"the published ListOps sample is not at {SAMPLE} (../shared)",
-)
-
 
 def _parse_text(binary):
     """A binary tree from `listops_binary_tree` written as the release
@@ -185,12 +173,12 @@ def _parse_text(binary):
 
 @pytest.fixture(scope="module")
 def sample():
-    return kr.datasets.read_listops_tsv(SAMPLE)
+    return kr.datasets.read_listops_tsv(LISTOPS_SAMPLE)
 
 
-@needs_sample
+@needs_listops_sample
 def test_reads_every_line_of_the_published_sample(sample):
-    lines = SAMPLE.read_text().splitlines()
+    lines = LISTOPS_SAMPLE.read_text().splitlines()
     assert len(sample["trees"]) == len(lines) == 1000
     for line, tree, tokens, label in zip(
         lines, sample["trees"], sample["tokens"], sample["labels"]
@@ -206,7 +194,7 @@ def test_reads_every_line_of_the_published_sample(sample):
         assert _tree_from_tokens(tokens) == tree
 
 
-@needs_sample
+@needs_listops_sample
 def test_the_first_line(sample):
     # 2	( ( ( ( [MED 7 ) 0 ) ( ( ( ( [MAX 0 ) 2 ) 0 ) ] ) ) ] )
     assert sample["trees"][0] == ("[MED", "7", "0", ("[MAX", "0", "2", "0"))
@@ -215,7 +203,7 @@ def test_the_first_line(sample):
     assert sample["depths"][0] == 2
 
 
-@needs_sample
+@needs_listops_sample
 def test_returns_what_the_generator_returns(sample):
     generated = kr.datasets.listops(5, seed=0)
     assert sorted(sample) == sorted(generated)

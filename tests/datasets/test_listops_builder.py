@@ -1,4 +1,4 @@
-from pathlib import Path
+import functools
 
 import numpy as np
 import pytest
@@ -6,10 +6,14 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 import keras_recurrent as kr
+from tests.datasets.builder_helpers import LISTOPS_SAMPLE
+from tests.datasets.builder_helpers import SPLITS
+from tests.datasets.builder_helpers import build
+from tests.datasets.builder_helpers import build_twice
+from tests.datasets.builder_helpers import read_examples
+from tests.datasets.builder_helpers import small_config_maker
+from tests.datasets.builder_helpers import split_sizes
 
-tfds.disable_progress_bar()
-
-_SPLITS = ("train", "validation", "test")
 _KEYS = (
     "tokens",
     "node_tokens",
@@ -19,27 +23,11 @@ _KEYS = (
     "label",
 )
 
-
-def _small_config(name="small", **kwargs):
-    arguments = {
-        "max_length": 30,
-        "num_train_examples": 30,
-        "num_validation_examples": 6,
-        "num_test_examples": 5,
-        **kwargs,
-    }
-    return kr.datasets.ListOpsConfig(name=name, **arguments)
-
-
-def _read_all(builder, split):
-    dataset = builder.as_dataset(split=split, shuffle_files=False)
-    return list(tfds.as_numpy(dataset))
-
-
-def _build(config, data_dir):
-    builder = tfds.builder("listops", config=config, data_dir=data_dir)
-    builder.download_and_prepare()
-    return builder
+_small_config = small_config_maker(
+    kr.datasets.ListOpsConfig, "small", max_length=30
+)
+_read_all = read_examples
+_build = functools.partial(build, "listops")
 
 
 def test_registered_with_tfds():
@@ -51,20 +39,15 @@ def test_registered_with_tfds():
 
 def test_build_matches_generator_and_is_deterministic(tmp_path):
     config = _small_config(seed=3)
-    first = _build(config, tmp_path / "first")
-    second = _build(config, tmp_path / "second")
+    first, second = build_twice("listops", config, tmp_path)
     info = first.info
-    assert {name: info.splits[name].num_examples for name in _SPLITS} == {
-        "train": 30,
-        "validation": 6,
-        "test": 5,
-    }
+    assert split_sizes(info) == {"train": 30, "validation": 6, "test": 5}
     assert info.supervised_keys == ("tokens", "label")
 
     data = kr.datasets.listops(41, max_length=30, seed=3)
     vocabulary = kr.datasets.LISTOPS_VOCABULARY
     start = 0
-    for split in _SPLITS:
+    for split in SPLITS:
         stored = _read_all(first, split)
         again = _read_all(second, split)
         for example, repeat in zip(stored, again):
@@ -136,20 +119,11 @@ def test_bad_config_raises(kwargs, message):
         _small_config(**kwargs)
 
 
-SAMPLE = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "data"
-    / "listops"
-    / "test_d20s_last1000.tsv"
-)
-
-
 @pytest.fixture
 def release_dir(tmp_path):
-    if not SAMPLE.exists():
-        pytest.skip(f"the published ListOps sample is not at {SAMPLE}")
-    lines = SAMPLE.read_text().splitlines(keepends=True)
+    if not LISTOPS_SAMPLE.exists():
+        pytest.skip(f"the published ListOps sample is not at {LISTOPS_SAMPLE}")
+    lines = LISTOPS_SAMPLE.read_text().splitlines(keepends=True)
     directory = tmp_path / "release"
     directory.mkdir()
     (directory / "train_d20s.tsv").write_text("".join(lines[:12]))

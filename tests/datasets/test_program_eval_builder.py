@@ -1,35 +1,22 @@
+import functools
+
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
 import keras_recurrent as kr
+from tests.datasets.builder_helpers import SPLITS
+from tests.datasets.builder_helpers import build
+from tests.datasets.builder_helpers import build_twice
+from tests.datasets.builder_helpers import read_examples
+from tests.datasets.builder_helpers import small_config_maker
+from tests.datasets.builder_helpers import split_sizes
 
-tfds.disable_progress_bar()
-
-_SPLITS = ("train", "validation", "test")
-
-
-def _small_config(name="small", **kwargs):
-    arguments = {
-        "length": 2,
-        "nesting": 2,
-        "num_train_examples": 30,
-        "num_validation_examples": 6,
-        "num_test_examples": 5,
-        **kwargs,
-    }
-    return kr.datasets.ProgramEvalConfig(name=name, **arguments)
-
-
-def _read_all(builder, split):
-    dataset = builder.as_dataset(split=split, shuffle_files=False)
-    return list(tfds.as_numpy(dataset))
-
-
-def _build(config, data_dir):
-    builder = tfds.builder("program_eval", config=config, data_dir=data_dir)
-    builder.download_and_prepare()
-    return builder
+_small_config = small_config_maker(
+    kr.datasets.ProgramEvalConfig, "small", length=2, nesting=2
+)
+_read_all = read_examples
+_build = functools.partial(build, "program_eval")
 
 
 def test_registered_with_tfds():
@@ -44,18 +31,13 @@ def test_registered_with_tfds():
 
 def test_build_matches_generator_and_is_deterministic(tmp_path):
     config = _small_config(seed=3)
-    first = _build(config, tmp_path / "first")
-    second = _build(config, tmp_path / "second")
+    first, second = build_twice("program_eval", config, tmp_path)
     info = first.info
-    assert {name: info.splits[name].num_examples for name in _SPLITS} == {
-        "train": 30,
-        "validation": 6,
-        "test": 5,
-    }
+    assert split_sizes(info) == {"train": 30, "validation": 6, "test": 5}
     assert info.supervised_keys == ("program", "target")
     vocabulary = kr.datasets.PROGRAM_EVAL_VOCABULARY
     seen = {}
-    for index, split in enumerate(_SPLITS):
+    for index, split in enumerate(SPLITS):
         stored = _read_all(first, split)
         again = _read_all(second, split)
         data = kr.datasets.program_eval(

@@ -4,25 +4,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.datasets.builder_helpers import LISTOPS_SAMPLE
+from tests.datasets.builder_helpers import needs_listops_sample
 from tests.examples import EXAMPLES
 from tests.examples import load_example
-
-SAMPLE = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "data"
-    / "listops"
-    / "test_d20s_last1000.tsv"
-)
-needs_sample = pytest.mark.skipif(
-    not SAMPLE.exists(),
-    reason=f"the published ListOps sample is not at {SAMPLE} (../shared)",
-)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +21,7 @@ def example():
 
 @pytest.fixture
 def release_files(tmp_path):
-    lines = SAMPLE.read_text().splitlines(keepends=True)
+    lines = LISTOPS_SAMPLE.read_text().splitlines(keepends=True)
     train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
     train.write_text("".join(lines[:300]))
     test.write_text("".join(lines[900:]))
@@ -48,7 +37,7 @@ def _lengths(path):
     )
 
 
-@needs_sample
+@needs_listops_sample
 def test_long_expressions_are_skipped_in_training_only(example, release_files):
     train, test = release_files
     args = example.argparse.Namespace(
@@ -79,7 +68,7 @@ def test_long_expressions_are_skipped_in_training_only(example, release_files):
     assert list(example.release_splits(args)) == ["test"]
 
 
-@needs_sample
+@needs_listops_sample
 def test_command_line_on_release_files(release_files, tmp_path):
     train, test = release_files
     out = tmp_path / "results.json"

@@ -1,12 +1,17 @@
+import functools
+
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
 import keras_recurrent as kr
+from tests.datasets.builder_helpers import SPLITS
+from tests.datasets.builder_helpers import build
+from tests.datasets.builder_helpers import build_twice
+from tests.datasets.builder_helpers import read_arrays
+from tests.datasets.builder_helpers import small_config_maker
+from tests.datasets.builder_helpers import split_sizes
 
-tfds.disable_progress_bar()
-
-_SPLITS = ("train", "validation", "test")
 _KEYS = (
     "node_inputs",
     "edges",
@@ -18,30 +23,11 @@ _KEYS = (
     "story_id",
 )
 
-
-def _small_config(name="task_19_small", **kwargs):
-    arguments = {
-        "task": "task_19",
-        "num_train_examples": 30,
-        "num_validation_examples": 6,
-        "num_test_examples": 5,
-        **kwargs,
-    }
-    return kr.datasets.BabiGraphConfig(name=name, **arguments)
-
-
-def _read_all(builder, split):
-    dataset = builder.as_dataset(split=split, shuffle_files=False)
-    examples = list(tfds.as_numpy(dataset))
-    return {
-        key: np.stack([example[key] for example in examples]) for key in _KEYS
-    }
-
-
-def _build(config, data_dir):
-    builder = tfds.builder("babi_graph", config=config, data_dir=data_dir)
-    builder.download_and_prepare()
-    return builder
+_small_config = small_config_maker(
+    kr.datasets.BabiGraphConfig, "task_19_small", task="task_19"
+)
+_read_all = functools.partial(read_arrays, keys=_KEYS)
+_build = functools.partial(build, "babi_graph")
 
 
 def test_registered_with_tfds():
@@ -56,17 +42,12 @@ def test_registered_with_tfds():
 
 def test_build_matches_generator_and_is_deterministic(tmp_path):
     config = _small_config(seed=3)
-    first = _build(config, tmp_path / "first")
-    second = _build(config, tmp_path / "second")
+    first, second = build_twice("babi_graph", config, tmp_path)
     info = first.info
-    assert {name: info.splits[name].num_examples for name in _SPLITS} == {
-        "train": 30,
-        "validation": 6,
-        "test": 5,
-    }
+    assert split_sizes(info) == {"train": 30, "validation": 6, "test": 5}
     assert info.features["node_inputs"].shape == (5, 2)
     assert info.features["answer"].shape == (2,)
-    for index, split in enumerate(_SPLITS):
+    for index, split in enumerate(SPLITS):
         stored = _read_all(first, split)
         again = _read_all(second, split)
         expected = kr.datasets.babi_graph_arrays(
