@@ -23,7 +23,10 @@ class KnownRankInputs:
     input_tensor_names = ()
 
     def __call__(self, *args, **kwargs):
-        check_known_ranks(self, args, kwargs)
+        # Only TensorFlow has tensors of unknown rank; on PyTorch a cell's
+        # `__call__` runs at every step, so the others skip the walk.
+        if keras.backend.backend() == "tensorflow":
+            check_known_ranks(self, args, kwargs)
         return super().__call__(*args, **kwargs)
 
 
@@ -31,8 +34,7 @@ def check_known_ranks(layer, args, kwargs):
     """Raises if any tensor in `args` or `kwargs` has an unknown rank.
 
     Only TensorFlow has such tensors (`tf.TensorShape(None)`, whose `rank` is
-    `None`); on the other backends, and for every tensor of known rank, this
-    is one `getattr` per tensor.
+    `None`); for every tensor of known rank this is one `getattr`.
     """
     for value in keras.tree.flatten((args, kwargs)):
         if getattr(getattr(value, "shape", None), "rank", 0) is None:
