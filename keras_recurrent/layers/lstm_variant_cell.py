@@ -270,6 +270,10 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         self.seed = seed
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
 
+        # Between `begin_loop` and `end_loop`: the weights as the steps of
+        # that loop read them (`None` for a cell run alone).
+        self._loop_weights = None
+
         state_units = self.projection_units or units
         self.state_size = [state_units, units]
         if structure["full_gate_recurrence"]:
@@ -359,34 +363,38 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
+        weights = self._loop_weights or self._step_weights()
         check_float_dtype(self, inputs)
-        check_step_inputs(self, inputs, self.kernel.shape[0])
+        check_step_inputs(self, inputs, weights["kernel"].shape[0])
         if training and self.dropout > 0:
             inputs = inputs * self.get_dropout_mask(inputs)
         # Each step projects its own input, as Keras' LSTM does: one matmul
         # for all steps before the loop measured slower
         # (docs/design/lstm_variants.md).
-        z = ops.matmul(inputs, self.kernel)
-        if self.use_bias:
-            z = z + self.bias
+        z = ops.matmul(inputs, weights["kernel"])
+        if weights["bias"] is not None:
+            z = z + weights["bias"]
         h_for_matmul = h_tm1
         if training and self.recurrent_dropout > 0:
             h_for_matmul = h_tm1 * self.get_recurrent_dropout_mask(h_tm1)
-        z = z + ops.matmul(h_for_matmul, self.recurrent_kernel)
+        z = z + ops.matmul(h_for_matmul, weights["recurrent_kernel"])
         blocks = dict(
             zip(self.gate_blocks, ops.split(z, len(self.gate_blocks), axis=-1))
         )
         if self._structure["full_gate_recurrence"]:
             gate_input = ops.split(
-                ops.matmul(states[2], self.gate_recurrent_kernel), 3, axis=-1
+                ops.matmul(states[2], weights["gate_recurrent_kernel"]),
+                3,
+                axis=-1,
             )
             for gate, extra in zip(("i", "f", "o"), gate_input):
                 blocks[gate] = blocks[gate] + extra
+        peepholes = weights["peepholes"]
 
         def gate(name, cell_state):
             pre = blocks[name]
-            if name in self.peephole_weights:
-                pre = pre + self.peephole_weights[name] * cell_state
+            if name in peepholes:
+                pre = pre + peepholes[name] * cell_state
             return self.recurrent_activation(pre)
 
         f = gate("f", c_tm1) if self._has_gate("f") else None
@@ -408,11 +416,71 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         if o is not None:
             h = o * h
         if self.projection_units:
-            h = ops.matmul(h, self.projection_kernel)
+            h = ops.matmul(h, weights["projection_kernel"])
         new_states = [h, c]
         if self._structure["full_gate_recurrence"]:
             new_states.append(ops.concatenate([i, f, o], axis=-1))
         return h, new_states
+
+    def _step_weights(self):
+        """The weights as `call` reads them, by role."""
+        return {
+            "kernel": self.kernel,
+            "recurrent_kernel": self.recurrent_kernel,
+            "bias": self.bias,
+            "peepholes": self.peephole_weights,
+            "gate_recurrent_kernel": getattr(
+                self, "gate_recurrent_kernel", None
+            ),
+            "projection_kernel": getattr(self, "projection_kernel", None),
+        }
+
+    def begin_loop(self, sequences, training=False):
+        """Starts a time loop: returns what the loop feeds the cell.
+
+        Until `end_loop()`, each `call` reads the weights as arranged here,
+        once for all steps, instead of reading the variables at every step:
+        each weight is read and cast to the compute dtype once. At inference
+        (`training=False`) the peepholes are also broadcast to the batch, and
+        the bias becomes the last row of the kernel, fed by a column of ones
+        appended to `sequences`, so that no step adds it; the sequences
+        returned then have one more feature. (Both measured slower in a
+        train step.) Results equal those of steps that read the variables,
+        to float rounding.
+
+        `LSTMVariant` calls both around its time loop; a cell run by another
+        RNN reads its variables at every step. Why: the design note
+        docs/design/lstm_variants.md ("The served step").
+        """
+        dtype = self.compute_dtype
+        weights = {
+            role: None if value is None else ops.cast(value, dtype)
+            for role, value in self._step_weights().items()
+            if role != "peepholes"
+        }
+        weights["peepholes"] = {
+            gate: ops.cast(weight, dtype)
+            for gate, weight in self.peephole_weights.items()
+        }
+        if not training:
+            shape = (ops.shape(sequences)[0], self.units)
+            weights["peepholes"] = {
+                gate: ops.broadcast_to(weight, shape)
+                for gate, weight in weights["peepholes"].items()
+            }
+            if self.use_bias:
+                weights["kernel"] = ops.concatenate(
+                    [weights["kernel"], weights["bias"][None, :]], axis=0
+                )
+                weights["bias"] = None
+                ones = ops.ones((*ops.shape(sequences)[:2], 1), sequences.dtype)
+                sequences = ops.concatenate([sequences, ones], axis=-1)
+        self._loop_weights = weights
+        return sequences
+
+    def end_loop(self):
+        """Ends what `begin_loop` started."""
+        self._loop_weights = None
 
     def get_initial_state(self, batch_size=None):
         return [

@@ -1,5 +1,6 @@
-"""Every Python code block of the guides runs, in order, one process per
-guide, so that a guide that drifts from the code fails the tests."""
+"""Every Python code block of the guides and of the README runs, in order,
+one process per page, so that a page that drifts from the code fails the
+tests."""
 
 import os
 import subprocess
@@ -12,6 +13,7 @@ from tests.docs.run_guide import python_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDES = sorted((ROOT / "docs" / "guides").glob("*.md"))
+README = ROOT / "README.md"
 
 
 def test_blocks_are_found():
@@ -25,7 +27,14 @@ def test_every_guide_has_code():
         assert python_blocks(guide.read_text()), guide.name
 
 
-@pytest.mark.parametrize("guide", GUIDES, ids=lambda path: path.stem)
+def test_the_readme_has_its_snippets():
+    # The quickstart and one snippet per family.
+    assert len(python_blocks(README.read_text())) >= 6
+
+
+@pytest.mark.parametrize(
+    "guide", [*GUIDES, README], ids=lambda path: path.stem
+)
 def test_guide_runs(guide, tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "tests.docs.run_guide", str(guide)],

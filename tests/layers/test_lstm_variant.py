@@ -85,19 +85,127 @@ def test_go_backwards_and_initial_state_match_reference(name):
         np.testing.assert_allclose(state, expected_state, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["peephole", "coupled", "variant_NOG"])
-def test_layer_equals_plain_rnn_of_the_cell(name):
-    x, mask = _data(2)
-    layer, _ = _layer(name)
+def _plain_rnn_of(layer, shape):
+    """`keras.layers.RNN` of a copy of `layer`'s cell, with its weights: its
+    steps read the variables, where `layer`'s read them as `begin_loop`
+    arranged them."""
     plain = keras.layers.RNN(
         type(layer.cell).from_config(layer.cell.get_config()),
         return_sequences=True,
         return_state=True,
     )
-    plain.build(x.shape)
+    plain.build(shape)
     plain.set_weights(layer.get_weights())
+    return plain
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layer_equals_plain_rnn_of_the_cell(name):
+    x, mask = _data(2)
+    layer, _ = _layer(name)
+    plain = _plain_rnn_of(layer, x.shape)
     for ours, theirs in zip(layer(x, mask=mask), plain(x, mask=mask)):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
+def test_projection_and_cell_clip_equal_plain_rnn_of_the_cell():
+    x, mask = _data(2)
+    layer, _ = _layer("peephole", projection_units=3, cell_clip=0.5)
+    plain = _plain_rnn_of(layer, x.shape)
+    for ours, theirs in zip(layer(x, mask=mask), plain(x, mask=mask)):
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["peephole", "coupled", "variant_FGR", "variant_NIG"]
+)
+def test_training_gradients_equal_plain_rnn_of_the_cell(name):
+    # In training the weights are read once before the loop; the gradients
+    # must still reach every variable as if each step had read it.
+    x, mask = _data(3)
+    layer, _ = _layer(name)
+    plain = _plain_rnn_of(layer, x.shape)
+    gradients = []
+    for rnn in (layer, plain):
+        with tf.GradientTape() as tape:
+            sequence, *states = rnn(x, mask=mask, training=True)
+            loss = tf.reduce_sum(sequence**2) + tf.reduce_sum(states[-1])
+        gradients.append(
+            tape.gradient(loss, [w.value for w in rnn.trainable_weights])
+        )
+    assert [w.path.split("/")[-1] for w in layer.trainable_weights] == [
+        w.path.split("/")[-1] for w in plain.trainable_weights
+    ]
+    for ours, theirs in zip(*gradients):
+        np.testing.assert_allclose(ours, theirs, atol=1e-5)
+
+
+def test_begin_loop_folds_the_bias_into_the_kernel_at_inference_only():
+    layer, _ = _layer("peephole")
+    cell = layer.cell
+    x, _ = _data()
+    inference = cell.begin_loop(x)
+    np.testing.assert_array_equal(inference[..., :FEATURES], x)
+    np.testing.assert_array_equal(inference[..., FEATURES], 1.0)
+    weights = cell._loop_weights
+    assert weights["bias"] is None
+    np.testing.assert_array_equal(
+        weights["kernel"], np.concatenate([cell.kernel, cell.bias[None]])
+    )
+    assert weights["peepholes"]["o"].shape == (BATCH, UNITS)
+    cell.end_loop()
+    assert cell._loop_weights is None
+    assert cell.begin_loop(x, training=True) is x
+    np.testing.assert_array_equal(cell._loop_weights["bias"], cell.bias)
+    assert cell._loop_weights["peepholes"]["o"].shape == (UNITS,)
+    cell.end_loop()
+
+
+def test_loop_state_is_cleared_after_a_failed_step(monkeypatch):
+    layer, _ = _layer("peephole")
+    x, mask = _data()
+    expected = layer(x, mask=mask)[0]
+    seen = []
+
+    def failing_step(*args, **kwargs):
+        seen.append(layer.cell._loop_weights is not None)
+        raise RuntimeError("step failed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(layer.cell, "call", failing_step)
+        with pytest.raises(RuntimeError, match="step failed"):
+            layer(x, mask=mask)
+    assert seen == [True]
+    assert layer.cell._loop_weights is None
+    np.testing.assert_allclose(layer(x, mask=mask)[0], expected)
+
+
+@pytest.mark.parametrize("name", ["peephole", "coupled", "variant_FGR"])
+def test_served_time_loop_reads_no_variable(name):
+    # What makes the served layer as fast as Keras' LSTM on TensorFlow
+    # (docs/design/lstm_variants.md): the loop body reads each weight as a
+    # loop input, not with a ReadVariableOp per step, and adds no bias.
+    layer, _ = _layer(name, projection_units=4 if name == "peephole" else None)
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec((None, None, FEATURES)),
+            tf.TensorSpec((None, None), tf.bool),
+        ]
+    )
+    def serve(x, mask):
+        return layer(x, mask=mask)[0]
+
+    library = serve.get_concrete_function().graph.as_graph_def().library
+    bodies = [f for f in library.function if "while_body" in f.signature.name]
+    assert len(bodies) == 1
+    ops_in_body = [node.op for node in bodies[0].node_def]
+    assert "ReadVariableOp" not in ops_in_body
+    assert "MatMul" in ops_in_body
+    x, mask = _data()
+    np.testing.assert_allclose(
+        serve(x, mask), layer(x, mask=mask)[0], atol=1e-6
+    )
 
 
 @pytest.mark.parametrize("wrapped", [False, True])
