@@ -28,7 +28,8 @@ _CITATION = """\
 """
 
 
-def _ids(length, width=None):
+def _ids(width=None):
+    """A ragged int32 feature: `(None,)`, or `(None, width)` with `width`."""
     shape = (None,) if width is None else (None, width)
     return tfds.features.Tensor(
         shape=shape, dtype=np.int32, encoding=tfds.features.Encoding.ZLIB
@@ -217,11 +218,11 @@ class ListOps(PackagedBuilder, tfds.core.GeneratorBasedBuilder):
             ),
             features=tfds.features.FeaturesDict(
                 {
-                    "tokens": _ids(None),
-                    "node_tokens": _ids(None),
-                    "children": _ids(None, config.max_args),
-                    "binary_node_tokens": _ids(None),
-                    "binary_children": _ids(None, 2),
+                    "tokens": _ids(),
+                    "node_tokens": _ids(),
+                    "children": _ids(config.max_args),
+                    "binary_node_tokens": _ids(),
+                    "binary_children": _ids(2),
                     "label": tfds.features.ClassLabel(num_classes=10),
                 }
             ),
