@@ -444,28 +444,28 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         (`training=False`) the peepholes are also broadcast to the batch, and
         the bias becomes the last row of the kernel, fed by a column of ones
         appended to `sequences`, so that no step adds it; the sequences
-        returned then have one more feature. (Both measured slower in a
-        train step.) Results equal those of steps that read the variables,
-        to float rounding.
+        returned then have one more feature. Training keeps both as they
+        are. Results equal those of steps that read the variables, to float
+        rounding.
 
         `LSTMVariant` calls both around its time loop; a cell run by another
         RNN reads its variables at every step. Why: the design note
         docs/design/lstm_variants.md ("The served step").
         """
         dtype = self.compute_dtype
+        weights = self._step_weights()
+        peepholes = weights.pop("peepholes")
         weights = {
             role: None if value is None else ops.cast(value, dtype)
-            for role, value in self._step_weights().items()
-            if role != "peepholes"
+            for role, value in weights.items()
         }
         weights["peepholes"] = {
-            gate: ops.cast(weight, dtype)
-            for gate, weight in self.peephole_weights.items()
+            gate: ops.cast(weight, dtype) for gate, weight in peepholes.items()
         }
         if not training:
-            shape = (ops.shape(sequences)[0], self.units)
+            batch_size, timesteps = ops.shape(sequences)[:2]
             weights["peepholes"] = {
-                gate: ops.broadcast_to(weight, shape)
+                gate: ops.broadcast_to(weight, (batch_size, self.units))
                 for gate, weight in weights["peepholes"].items()
             }
             if self.use_bias:
@@ -473,7 +473,7 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
                     [weights["kernel"], weights["bias"][None, :]], axis=0
                 )
                 weights["bias"] = None
-                ones = ops.ones((*ops.shape(sequences)[:2], 1), sequences.dtype)
+                ones = ops.ones((batch_size, timesteps, 1), sequences.dtype)
                 sequences = ops.concatenate([sequences, ones], axis=-1)
         self._loop_weights = weights
         return sequences

@@ -32,9 +32,7 @@ def test_the_readme_has_its_snippets():
     assert len(python_blocks(README.read_text())) >= 6
 
 
-@pytest.mark.parametrize(
-    "guide", [*GUIDES, README], ids=lambda path: path.stem
-)
+@pytest.mark.parametrize("guide", [*GUIDES, README], ids=lambda path: path.stem)
 def test_guide_runs(guide, tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "tests.docs.run_guide", str(guide)],

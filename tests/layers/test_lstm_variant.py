@@ -99,18 +99,16 @@ def _plain_rnn_of(layer, shape):
     return plain
 
 
-@pytest.mark.parametrize("name", sorted(LAYERS))
-def test_layer_equals_plain_rnn_of_the_cell(name):
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        *[(name, {}) for name in sorted(LAYERS)],
+        ("peephole", {"projection_units": 3, "cell_clip": 0.5}),
+    ],
+)
+def test_layer_equals_plain_rnn_of_the_cell(name, kwargs):
     x, mask = _data(2)
-    layer, _ = _layer(name)
-    plain = _plain_rnn_of(layer, x.shape)
-    for ours, theirs in zip(layer(x, mask=mask), plain(x, mask=mask)):
-        np.testing.assert_allclose(ours, theirs, atol=1e-6)
-
-
-def test_projection_and_cell_clip_equal_plain_rnn_of_the_cell():
-    x, mask = _data(2)
-    layer, _ = _layer("peephole", projection_units=3, cell_clip=0.5)
+    layer, _ = _layer(name, **kwargs)
     plain = _plain_rnn_of(layer, x.shape)
     for ours, theirs in zip(layer(x, mask=mask), plain(x, mask=mask)):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
@@ -182,9 +180,9 @@ def test_loop_state_is_cleared_after_a_failed_step(monkeypatch):
 
 @pytest.mark.parametrize("name", ["peephole", "coupled", "variant_FGR"])
 def test_served_time_loop_reads_no_variable(name):
-    # What makes the served layer as fast as Keras' LSTM on TensorFlow
-    # (docs/design/lstm_variants.md): the loop body reads each weight as a
-    # loop input, not with a ReadVariableOp per step, and adds no bias.
+    # Part of what makes the served layer as fast as Keras' LSTM on
+    # TensorFlow (docs/design/lstm_variants.md): the loop body reads each
+    # weight as a loop input, not with a ReadVariableOp per step.
     layer, _ = _layer(name, projection_units=4 if name == "peephole" else None)
 
     @tf.function(
