@@ -79,6 +79,7 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
             "on_epoch_end": _do_nothing,
             "on_train_batch_end": _do_nothing,
             "on_train_end": _do_nothing,
+            "_writes_backup": False,
         },
     )
     return reader(backup_dir, **kwargs)
