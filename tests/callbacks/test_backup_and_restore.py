@@ -2,6 +2,7 @@ import hashlib
 import json
 import os
 import pathlib
+import shutil
 
 import keras
 import numpy as np
@@ -475,3 +476,416 @@ def test_unbuilt_model_with_a_backup(tmp_path, fresh):
     callback.set_model(unbuilt)
     with pytest.raises(ValueError, match="'unbuilt' is not"):
         callback.on_train_begin()
+
+
+# Files and disks (issue 26): shared directories, full disks, damaged
+# backups, read-only directories.
+
+
+def _slot(directory, slot):
+    return os.path.join(directory, f"slot{slot}.weights.h5")
+
+
+_LOCK_HOLDER = """
+import fcntl, os, sys, time
+handle = os.open(os.path.join(sys.argv[1], ".lock"), os.O_RDWR | os.O_CREAT)
+fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+os.pwrite(handle, f"process {os.getpid()} on host test".encode(), 0)
+print("locked", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="flock is POSIX only")
+def test_a_second_training_on_a_locked_directory_is_refused(tmp_path, fresh):
+    # Another process holds the directory as a training does, and is in the
+    # middle of a save. This training must not start, nor delete its file.
+    import subprocess
+    import sys
+
+    directory = tmp_path / "shared"
+    directory.mkdir()
+    in_flight = directory / ".tmp-other.weights.h5"
+    in_flight.write_bytes(b"half a backup")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _LOCK_HOLDER, str(directory)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        batches = _Batches()
+        callback = kr.callbacks.BackupAndRestore(str(directory), save_freq=1)
+        with pytest.raises(ValueError) as error:
+            _fit(fresh(), [callback, batches])
+        message = str(error.value)
+        assert repr(str(directory)) in message
+        assert "in use by another training" in message
+        assert f"process {holder.pid}" in message
+        assert "pass another `backup_dir`" in message
+        assert batches.batches == []
+        assert in_flight.read_bytes() == b"half a backup"
+    finally:
+        holder.kill()
+        holder.wait()
+    # A killed process releases its lock: its restart is not blocked.
+    model = fresh()
+    _fit(model, [kr.callbacks.BackupAndRestore(str(directory), save_freq=1)])
+    assert not directory.exists()
+
+
+def test_a_callback_taken_over_in_the_same_process_stops_writing(
+    tmp_path, fresh
+):
+    directory = str(tmp_path / "backup")
+    first = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), first, 1, 2)
+    # The interrupted `fit` never reached on_train_end: a new callback in
+    # this process takes the directory over and resumes.
+    model = fresh()
+    second = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    second.set_model(model)
+    second.on_train_begin()
+    with pytest.raises(RuntimeError, match="another BackupAndRestore"):
+        first._save_model(batch_done=0)
+    second.on_train_end()
+    assert not os.path.exists(directory)
+
+
+def test_a_backup_of_another_model_is_refused(tmp_path, fresh):
+    directory = str(tmp_path / "backup")
+    _interrupted_fit(
+        fresh(), kr.callbacks.BackupAndRestore(directory, save_freq=1), 1, 2
+    )
+    other = keras.Sequential(
+        [keras.Input((3,)), keras.layers.Dense(5), keras.layers.Dense(1)]
+    )
+    other.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.raises(ValueError, match="holds the backup of another") as e:
+        _fit(other, [callback])
+    assert repr(directory) in str(e.value)
+
+
+def test_a_backup_of_another_run_id_is_refused(tmp_path, fresh, uninterrupted):
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, 1, run_id="run-a")
+    _interrupted_fit(fresh(), callback, 1, 2)
+    for run_id in ("run-b", None):
+        callback = kr.callbacks.BackupAndRestore(directory, 1, run_id=run_id)
+        with pytest.raises(ValueError, match="run_id='run-a'") as error:
+            _fit(fresh(), [callback])
+        assert repr(directory) in str(error.value)
+    model = fresh()
+    callback = kr.callbacks.BackupAndRestore(directory, 1, run_id="run-a")
+    _fit(model, [callback])
+    _assert_weights_equal(model.get_weights(), uninterrupted)
+
+
+@pytest.mark.parametrize("run_id", ["", 3, b"run"])
+def test_invalid_run_id(tmp_path, run_id):
+    with pytest.raises(ValueError, match=f"run_id={run_id!r}"):
+        kr.callbacks.BackupAndRestore(str(tmp_path), run_id=run_id)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "random"])
+def test_a_damaged_current_slot_falls_back_to_the_previous_backup(
+    tmp_path, fresh, uninterrupted, damage
+):
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), callback, 1, 2)
+    metadata = _metadata(directory)
+    assert metadata["batch_done"] == 1
+    path = _slot(directory, metadata["slot"])
+    size = os.path.getsize(path)
+    with open(path, "r+b") as f:
+        if damage == "truncated":
+            f.truncate(size // 2)
+        else:
+            f.write(np.random.default_rng(0).bytes(size))
+    model, batches = fresh(), _Batches()
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.warns(UserWarning, match="is damaged") as record:
+        _fit(model, [callback, batches])
+    message = str(record[0].message)
+    assert repr(path) in message
+    assert repr(_slot(directory, 1 - metadata["slot"])) in message
+    # The previous backup, after batch 0 of epoch 1: resumed exactly.
+    assert batches.batches[0] == (1, 0)
+    _assert_weights_equal(model.get_weights(), uninterrupted)
+
+
+def test_two_damaged_slots_name_the_file_and_the_way_out(tmp_path, fresh):
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), callback, 1, 2)
+    for slot in (0, 1):
+        with open(_slot(directory, slot), "r+b") as f:
+            f.truncate(100)
+    current = _slot(directory, _metadata(directory)["slot"])
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.raises(ValueError, match="Delete the directory") as error:
+        _fit(fresh(), [callback])
+    assert f"the file {current!r} is damaged" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"epoch": 1, "batch": 2, "sl',  # Truncated.
+        b"\x89\xfe garbage \x00",
+        b"[1, 2]",
+        b'{"epoch": "one", "slot": 0, "batch_done": null}',
+        b'{"epoch": 1, "slot": 2, "batch_done": null}',
+    ],
+    ids=["truncated", "garbage", "list", "epoch", "slot"],
+)
+def test_damaged_metadata_names_the_file(tmp_path, fresh, content):
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), callback, 1, 2)
+    path = os.path.join(directory, "training_metadata.json")
+    with open(path, "wb") as f:
+        f.write(content)
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.raises(ValueError, match="Delete the directory") as error:
+        _fit(fresh(), [callback])
+    assert f"the file {path!r} is damaged" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "epoch, batch_done", [(EPOCHS + 2, None), (EPOCHS, 1), (1, 7)]
+)
+def test_a_backup_past_the_end_of_the_fit_is_refused(
+    tmp_path, fresh, epoch, batch_done
+):
+    # Upstream (and this callback before) trained nothing here, silently.
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), callback, 1, 2)
+    path = os.path.join(directory, "training_metadata.json")
+    metadata = _metadata(directory)
+    metadata.update(epoch=epoch, batch_done=batch_done, previous=None)
+    with open(path, "w") as f:
+        json.dump(metadata, f)
+    batches = _Batches()
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.raises(ValueError, match="past the end of this `fit`") as e:
+        _fit(fresh(), [callback, batches])
+    assert repr(path) in str(e.value)
+    assert batches.batches == []
+
+
+def test_a_finished_backup_says_that_it_trains_nothing(tmp_path, fresh):
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, delete_checkpoint=False)
+    _fit(fresh(), [callback])
+    callback = kr.callbacks.BackupAndRestore(directory, delete_checkpoint=False)
+    with pytest.warns(UserWarning, match="finished training"):
+        assert _fit(fresh(), [callback]).epoch == []
+
+
+def _mount_tmpfs(path, options):
+    """Mounts a tmpfs at `path`; skips the test where that is not allowed."""
+    import subprocess
+
+    os.makedirs(path, exist_ok=True)
+    result = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.strip()}")
+
+
+def _unmount(path):
+    import subprocess
+
+    subprocess.run(["umount", str(path)], check=False)
+
+
+class _FillDisk(keras.callbacks.Callback):
+    """Fills the file system of `path` after the first backup (batch 0)."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def on_train_batch_end(self, batch, logs=None):
+        if batch != 0 or os.path.exists(self.path):
+            return
+        try:
+            with open(self.path, "wb") as f:
+                while True:
+                    f.write(b"\0" * 4096)
+                    f.flush()
+        except OSError:
+            pass
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="mounting a small file system needs root",
+)
+@pytest.mark.parametrize("free_space_check", [True, False])
+def test_a_full_disk_is_an_oserror_naming_the_directory(
+    tmp_path, monkeypatch, fresh, uninterrupted, free_space_check
+):
+    # A real full file system. Without the free space check, the write
+    # itself fails: h5py would crash the process at its exit (see
+    # test_a_full_disk_does_not_crash_the_process); the weights are
+    # written in memory and copied with Python's I/O instead.
+    mount = tmp_path / "small"
+    _mount_tmpfs(mount, "size=4m")
+    try:
+        if not free_space_check:
+            monkeypatch.setattr(
+                backup_and_restore, "_check_free_space", lambda *args: None
+            )
+        directory = str(mount / "backup")
+        callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+        fill = _FillDisk(str(mount / "filler"))
+        with pytest.raises(OSError) as error:
+            _fit(fresh(), [callback, fill])
+        assert error.value.errno == 28  # ENOSPC
+        assert f"backup_dir={directory!r} could not take a backup" in str(
+            error.value
+        )
+        assert "The previous backup is whole and current" in str(error.value)
+        assert not [n for n in os.listdir(directory) if n.startswith(".tmp")]
+        if os.path.isdir("/dev/shm"):
+            staged = f".tmp-kr-backup-{os.getpid()}-"
+            assert not [n for n in os.listdir("/dev/shm") if staged in n]
+        assert _metadata(directory)["epoch"] == 0
+        assert _metadata(directory)["batch_done"] == 0
+        # Space is freed: the restart resumes from the backup of batch 0.
+        os.remove(mount / "filler")
+        monkeypatch.undo()
+        model = fresh()
+        _fit(model, [kr.callbacks.BackupAndRestore(directory, save_freq=1)])
+        _assert_weights_equal(model.get_weights(), uninterrupted)
+    finally:
+        _unmount(mount)
+
+
+def test_too_little_free_space_fails_before_writing(
+    tmp_path, monkeypatch, fresh
+):
+    directory = str(tmp_path / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), callback, 0, 2)
+    before = _digests(directory)
+    writes = []
+    save_weights = keras.Model.save_weights
+
+    def recording_save_weights(model, filepath, **kwargs):
+        writes.append(filepath)
+        save_weights(model, filepath, **kwargs)
+
+    usage = shutil.disk_usage(directory)
+    monkeypatch.setattr(
+        backup_and_restore.shutil,
+        "disk_usage",
+        lambda path: usage._replace(free=1000),
+    )
+    monkeypatch.setattr(keras.Model, "save_weights", recording_save_weights)
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.raises(OSError, match="No space left on device") as error:
+        _fit(fresh(), [callback])
+    assert error.value.errno == 28
+    assert repr(directory) in str(error.value)
+    assert writes == []
+    assert _digests(directory) == before
+
+
+def test_a_write_error_mid_run_names_the_directory(
+    tmp_path, monkeypatch, fresh, uninterrupted
+):
+    # E.g. the directory's permissions flipped, or an I/O error: the
+    # fourth save cannot create its file.
+    directory = str(tmp_path / "backup")
+    mkstemp = backup_and_restore.tempfile.mkstemp
+    calls = []
+
+    def failing_mkstemp(dir=None, **kwargs):
+        if dir == directory:
+            calls.append(dir)
+            if len(calls) > 7:  # The probe, then 2 files per backup.
+                raise PermissionError(13, "Permission denied", dir)
+        return mkstemp(dir=dir, **kwargs)
+
+    monkeypatch.setattr(backup_and_restore.tempfile, "mkstemp", failing_mkstemp)
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    with pytest.raises(PermissionError, match="could not take a backup") as e:
+        _fit(fresh(), [callback])
+    assert repr(directory) in str(e.value)
+    assert _metadata(directory)["batch_done"] == 2
+    monkeypatch.undo()
+    model = fresh()
+    _fit(model, [kr.callbacks.BackupAndRestore(directory, save_freq=1)])
+    _assert_weights_equal(model.get_weights(), uninterrupted)
+
+
+def test_an_unwritable_directory_fails_at_train_begin(
+    tmp_path, monkeypatch, fresh
+):
+    directory = str(tmp_path / "backup")
+    mkstemp = backup_and_restore.tempfile.mkstemp
+
+    def failing_mkstemp(dir=None, **kwargs):
+        if dir == directory:
+            raise PermissionError(13, "Permission denied", dir)
+        return mkstemp(dir=dir, **kwargs)
+
+    monkeypatch.setattr(backup_and_restore.tempfile, "mkstemp", failing_mkstemp)
+    batches = _Batches()
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=3)
+    with pytest.raises(PermissionError, match="is not writable") as error:
+        _fit(fresh(), [callback, batches])
+    assert repr(directory) in str(error.value)
+    assert batches.batches == []
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="mounting a read-only file system needs root",
+)
+def test_a_read_only_directory_fails_at_train_begin(tmp_path, fresh):
+    mount = tmp_path / "read-only"
+    _mount_tmpfs(mount, "ro,size=1m")
+    try:
+        batches = _Batches()
+        directory = str(mount)
+        callback = kr.callbacks.BackupAndRestore(directory, save_freq=3)
+        with pytest.raises(OSError, match="is not writable") as error:
+            _fit(fresh(), [callback, batches])
+        assert error.value.errno == 30  # EROFS
+        assert repr(directory) in str(error.value)
+        assert batches.batches == []
+    finally:
+        _unmount(mount)
+
+
+def test_a_backup_dir_that_is_a_file(tmp_path, fresh):
+    path = tmp_path / "backup"
+    path.write_text("not a directory")
+    callback = kr.callbacks.BackupAndRestore(str(path), save_freq=1)
+    with pytest.raises(ValueError, match="is a file") as error:
+        _fit(fresh(), [callback])
+    assert f"backup_dir={str(path)!r}" in str(error.value)
+    assert path.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize("name", ["with space", "ünï cödé ☃"])
+def test_odd_directory_names(tmp_path, fresh, uninterrupted, name):
+    directory = str(tmp_path / name / "backup")
+    callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
+    _interrupted_fit(fresh(), callback, 1, 2)
+    link = str(tmp_path / "link")
+    os.symlink(os.path.dirname(directory), link)
+    model = fresh()
+    linked = os.path.join(link, "backup")
+    _fit(model, [kr.callbacks.BackupAndRestore(linked, save_freq=1)])
+    _assert_weights_equal(model.get_weights(), uninterrupted)
