@@ -742,7 +742,10 @@ def test_a_full_disk_is_an_oserror_naming_the_directory(
     try:
         if not free_space_check:
             monkeypatch.setattr(
-                backup_and_restore, "_check_free_space", lambda *args: None
+                backup_and_restore,
+                "_check_free_space",
+                lambda *args: None,
+                raising=False,
             )
         directory = str(mount / "backup")
         callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
@@ -786,9 +789,7 @@ def test_too_little_free_space_fails_before_writing(
 
     usage = shutil.disk_usage(directory)
     monkeypatch.setattr(
-        backup_and_restore.shutil,
-        "disk_usage",
-        lambda path: usage._replace(free=1000),
+        shutil, "disk_usage", lambda path: usage._replace(free=1000)
     )
     monkeypatch.setattr(keras.Model, "save_weights", recording_save_weights)
     callback = kr.callbacks.BackupAndRestore(directory, save_freq=1)
@@ -889,3 +890,83 @@ def test_odd_directory_names(tmp_path, fresh, uninterrupted, name):
     linked = os.path.join(link, "backup")
     _fit(model, [kr.callbacks.BackupAndRestore(linked, save_freq=1)])
     _assert_weights_equal(model.get_weights(), uninterrupted)
+
+
+_FULL_DISK_TRAINING = """
+import os, sys
+import keras, numpy as np
+import keras_recurrent as kr
+
+directory, upstream = sys.argv[1], sys.argv[2] == "upstream"
+
+
+class FillDisk(keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        if batch == 0:
+            try:
+                with open(os.path.join(directory, "..", "filler"), "wb") as f:
+                    while True:
+                        f.write(b"\\0" * 4096)
+                        f.flush()
+            except OSError:
+                pass
+
+
+keras.utils.set_random_seed(0)
+model = keras.Sequential(
+    [keras.Input((200,)), keras.layers.Dense(400), keras.layers.Dense(1)]
+)
+model.compile(optimizer="sgd", loss="mse")
+backup = (keras.callbacks if upstream else kr.callbacks).BackupAndRestore(
+    directory, save_freq=1
+)
+try:
+    model.fit(
+        np.ones((16, 200), "float32"),
+        np.ones((16, 1), "float32"),
+        batch_size=4,
+        verbose=0,
+        callbacks=[backup, FillDisk()],
+    )
+except OSError as error:
+    print("OSError:", str(error).splitlines()[0], flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="mounting a small file system needs root",
+)
+@pytest.mark.parametrize("upstream", [True, False], ids=["upstream", "kr"])
+def test_a_full_disk_does_not_crash_the_process(tmp_path, upstream):
+    # Upstream: h5py raises an OSError on the failed write but leaves
+    # objects behind that crash the interpreter with SIGSEGV at its exit.
+    import signal
+    import subprocess
+    import sys
+
+    mount = tmp_path / "small"
+    _mount_tmpfs(mount, "size=4m")
+    try:
+        directory = mount / "backup"
+        env = dict(os.environ, KERAS_BACKEND="tensorflow")
+        env["PYTHONPATH"] = str(pathlib.Path(__file__).resolve().parents[2])
+        name = "upstream" if upstream else "kr"
+        result = subprocess.run(
+            [sys.executable, "-c", _FULL_DISK_TRAINING, str(directory), name],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        print(f"\n{name}: exit code {result.returncode}: {result.stdout}")
+        assert "OSError:" in result.stdout
+        if upstream:
+            assert result.returncode == -signal.SIGSEGV
+        else:
+            assert result.returncode == 0
+            assert f"backup_dir={str(directory)!r}" in result.stdout
+            assert not [n for n in os.listdir(directory) if ".tmp" in n]
+    finally:
+        _unmount(mount)
