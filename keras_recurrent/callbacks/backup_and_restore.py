@@ -521,8 +521,11 @@ def _acquire_lock(directory, owner):
             os.close(handle)
             continue
         holder = f"process {os.getpid()} on host {socket.gethostname()}\n"
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, holder.encode("utf-8"), 0)
+        try:
+            os.ftruncate(handle, 0)
+            os.pwrite(handle, holder.encode("utf-8"), 0)
+        except OSError:
+            pass  # A full disk: the lock holds without the holder's name.
         lock = _Lock(key, handle, path, owner)
         _held_locks[key] = lock
         return lock

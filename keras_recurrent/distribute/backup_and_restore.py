@@ -36,6 +36,9 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
 
     Uses `kr.callbacks.BackupAndRestore` when the package has it (it
     replaces the backup atomically), else `keras.callbacks.BackupAndRestore`.
+    The chief's callback locks `backup_dir` for the job (a second job on
+    the same directory fails to start); the other workers' callbacks only
+    read the backup, and neither lock the directory nor remove files in it.
 
     Args:
         backup_dir: Path of the backup directory, the same on all workers.
