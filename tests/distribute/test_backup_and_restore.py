@@ -166,3 +166,47 @@ def test_backups_within_an_epoch_are_rejected(tmp_path, save_freq):
         kr.distribute.backup_and_restore(
             str(tmp_path), _strategy("worker", 0), save_freq=save_freq
         )
+
+
+def test_readers_neither_lock_nor_clean_the_chiefs_directory(tmp_path):
+    # The chief (another process here) holds the lock on the shared backup
+    # and is in the middle of a save: a worker that starts reads the
+    # backup, without taking the lock and without deleting that file.
+    import subprocess
+    import sys
+
+    directory = str(tmp_path / "backup")
+    chief, reader = _strategy("worker", 0), _strategy("worker", 1)
+    first = kr.distribute.backup_and_restore(
+        directory, chief, delete_checkpoint=False
+    )
+    with pytest.raises(_InterruptError):
+        _train([first, _Epochs(stop_at=2)])
+    first.on_train_end()  # This process lets the lock go.
+    in_flight = os.path.join(directory, ".tmp-chief.weights.h5")
+    with open(in_flight, "wb") as f:
+        f.write(b"half a backup")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            "handle = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(600)\n",
+            os.path.join(directory, ".lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        epochs = _Epochs()
+        _train([kr.distribute.backup_and_restore(directory, reader), epochs])
+        assert epochs.epochs == [2, 3]
+        with open(in_flight, "rb") as f:
+            assert f.read() == b"half a backup"
+    finally:
+        holder.kill()
+        holder.wait()
