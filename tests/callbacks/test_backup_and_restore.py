@@ -898,6 +898,9 @@ import keras, numpy as np
 import keras_recurrent as kr
 
 directory, upstream = sys.argv[1], sys.argv[2] == "upstream"
+if sys.argv[2] == "kr-unchecked":
+    # The write itself fails, in Python's copy from memory.
+    kr.callbacks.backup_and_restore._check_free_space = lambda *args: None
 
 
 # The disk is full but for 160 KB before the first backup (325 KB).
@@ -937,8 +940,8 @@ except OSError as error:
     not hasattr(os, "geteuid") or os.geteuid() != 0,
     reason="mounting a small file system needs root",
 )
-@pytest.mark.parametrize("upstream", [True, False], ids=["upstream", "kr"])
-def test_a_full_disk_does_not_crash_the_process(tmp_path, upstream):
+@pytest.mark.parametrize("name", ["upstream", "kr", "kr-unchecked"])
+def test_a_full_disk_does_not_crash_the_process(tmp_path, name):
     # A disk too full for the first backup. Upstream: h5py raises an
     # OSError when the write fails, but leaves objects behind that crash
     # the interpreter with SIGSEGV at its exit.
@@ -952,7 +955,6 @@ def test_a_full_disk_does_not_crash_the_process(tmp_path, upstream):
         directory = mount / "backup"
         env = dict(os.environ, KERAS_BACKEND="tensorflow")
         env["PYTHONPATH"] = str(pathlib.Path(__file__).resolve().parents[2])
-        name = "upstream" if upstream else "kr"
         result = subprocess.run(
             [sys.executable, "-c", _FULL_DISK_TRAINING, str(directory), name],
             capture_output=True,
@@ -962,7 +964,7 @@ def test_a_full_disk_does_not_crash_the_process(tmp_path, upstream):
         )
         print(f"\n{name}: exit code {result.returncode}: {result.stdout}")
         assert "OSError:" in result.stdout
-        if upstream:
+        if name == "upstream":
             assert result.returncode == -signal.SIGSEGV
         else:
             assert result.returncode == 0
