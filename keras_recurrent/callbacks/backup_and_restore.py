@@ -416,7 +416,7 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
                 error,
                 self.backup_dir,
                 "could not take a backup",
-                "The previous backup is whole and current: free space (or "
+                "Any earlier backup is whole and current: free space (or "
                 "fix the disk) and restart the training, or pass another "
                 "`backup_dir`",
             ) from error

@@ -756,7 +756,7 @@ def test_a_full_disk_is_an_oserror_naming_the_directory(
         assert f"backup_dir={directory!r} could not take a backup" in str(
             error.value
         )
-        assert "The previous backup is whole and current" in str(error.value)
+        assert "Any earlier backup is whole and current" in str(error.value)
         assert not [n for n in os.listdir(directory) if n.startswith(".tmp")]
         if os.path.isdir("/dev/shm"):
             staged = f".tmp-kr-backup-{os.getpid()}-"
