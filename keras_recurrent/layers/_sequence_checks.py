@@ -108,6 +108,20 @@ def last_valid_step(mask):
     return ops.where(ops.any(mask, axis=1, keepdims=True), latest, -1)
 
 
+def zero_masked_steps(sequences, mask):
+    """`sequences` with zeros at the steps `mask` drops; as is without a mask.
+
+    A masked step's output is selected away with `where`, but its inputs
+    still go through the cell's math, and the gradient of the discarded
+    branch is 0 * NaN = NaN: NaN or inf at a masked step would reach every
+    weight while the loss stays finite. Zeroed once before the time loop,
+    they cannot (one elementwise op; unmasked steps are unchanged).
+    """
+    if mask is None:
+        return sequences
+    return ops.where(ops.expand_dims(mask, -1), sequences, 0)
+
+
 def max_over_time(values, axis=1):
     """`ops.max(values, axis)` that also takes a batch of 0 eagerly."""
     best = ops.expand_dims(ops.argmax(values, axis=axis), axis)

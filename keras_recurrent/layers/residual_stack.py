@@ -11,6 +11,7 @@ from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import record_features
+from keras_recurrent.layers._sequence_checks import zero_masked_steps
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
@@ -268,7 +269,9 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, built_features(self))
         mask = check_mask(self, mask, inputs)
-        outputs = inputs
+        # Zeroed for the residual path and for wrapped RNNs of any kind
+        # (Keras' own would turn NaN at a masked step into NaN gradients).
+        outputs = zero_masked_steps(inputs, mask)
         for rnn, norm, projection in zip(
             self.rnn_layers, self.layer_norms, self.projections
         ):
