@@ -227,6 +227,13 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
+        if "rnn_layer" not in config:
+            raise ValueError(
+                "TruncatedRNN.from_config needs the wrapped layer under the "
+                "key `rnn_layer` (a serialized `keras.layers.RNN`, as "
+                "`get_config` writes it). Received: config keys="
+                f"{sorted(config)}"
+            )
         config["rnn_layer"] = keras.saving.deserialize_keras_object(
             config["rnn_layer"]
         )

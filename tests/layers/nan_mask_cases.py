@@ -49,7 +49,10 @@ def _model(make_layer, jit_compile):
     keras.utils.set_random_seed(1)
     sequences = keras.Input((STEPS, FEATURES))
     mask = keras.Input((STEPS,), dtype="bool")
-    outputs = make_layer()(sequences, mask=mask)
+    outputs = sequences
+    layers = make_layer()
+    for layer in layers if isinstance(layers, list) else [layers]:
+        outputs = layer(outputs, mask=mask)
     outputs = keras.layers.Dense(1, name="head")(outputs)
     model = keras.Model([sequences, mask], outputs)
     model.compile(
@@ -118,14 +121,10 @@ LAYERS = {
     "LSTMVariant-projection": lambda: kr.layers.LSTMVariant(
         UNITS, variant="NOG", projection_units=3, cell_clip=3.0
     ),
-    "PeepholeLSTM-backwards-sequences": lambda: keras.Sequential(
-        [
-            kr.layers.PeepholeLSTM(
-                UNITS, return_sequences=True, go_backwards=True
-            ),
-            kr.layers.SequencePooling("mean"),
-        ]
-    ),
+    "PeepholeLSTM-backwards-sequences": lambda: [
+        kr.layers.PeepholeLSTM(UNITS, return_sequences=True, go_backwards=True),
+        kr.layers.SequencePooling("mean"),
+    ],
     "GatedFeedbackRNN-gru": lambda: kr.layers.GatedFeedbackRNN(
         [UNITS, UNITS], cell_type="gru"
     ),
@@ -142,9 +141,7 @@ LAYERS = {
     "SequencePooling-last": lambda: kr.layers.SequencePooling("last"),
     "SequencePooling-mean": lambda: kr.layers.SequencePooling("mean"),
     "SequencePooling-max": lambda: kr.layers.SequencePooling("max"),
-    "SequencePooling-attention": lambda: kr.layers.SequencePooling(
-        "attention"
-    ),
+    "SequencePooling-attention": lambda: kr.layers.SequencePooling("attention"),
 }
 
 # Upstream: Keras' own LSTM selects a masked step's output away with `where`,
