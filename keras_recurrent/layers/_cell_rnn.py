@@ -7,6 +7,7 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import check_stateful_batch
 from keras_recurrent.layers._sequence_checks import record_features
 from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
@@ -76,6 +77,8 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
     def call(self, sequences, initial_state=None, mask=None, training=False):
         check_sequences(self, sequences, built_features(self))
         mask = check_mask(self, mask, sequences)
+        if self.stateful and initial_state is None and self.states is not None:
+            sequences = check_stateful_batch(self, sequences)
         sequences = zero_masked_steps(sequences, mask)
         cell = self.cell
         if training:
