@@ -3,6 +3,7 @@
 import keras
 from keras import constraints
 from keras import initializers
+from keras import ops
 from keras import regularizers
 
 from keras_recurrent.layers._initializers import reseeded
@@ -11,7 +12,6 @@ from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import record_features
-from keras_recurrent.layers._sequence_checks import zero_masked_steps
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
@@ -269,9 +269,16 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, built_features(self))
         mask = check_mask(self, mask, inputs)
-        # Zeroed for the residual path and for wrapped RNNs of any kind
-        # (Keras' own would turn NaN at a masked step into NaN gradients).
-        outputs = zero_masked_steps(inputs, mask)
+        outputs = inputs
+        if mask is not None:
+            # NaN or inf at a masked step would reach the gradients through
+            # the residual path, the layer norms and wrapped RNNs of any kind
+            # (Keras' own too); it is zeroed. Finite values stay, so the
+            # outputs at masked steps keep their documented composition.
+            keep = ops.logical_or(
+                ops.expand_dims(mask, -1), ops.isfinite(inputs)
+            )
+            outputs = ops.where(keep, inputs, 0)
         for rnn, norm, projection in zip(
             self.rnn_layers, self.layer_norms, self.projections
         ):
