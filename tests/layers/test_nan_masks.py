@@ -39,6 +39,18 @@ def test_fit_step_with_nan_at_masked_steps_equals_zeros_there(name):
     assert report == {NAN: "equal", INF: "equal"}
 
 
+@pytest.mark.parametrize(
+    "name", ["PeepholeLSTM", "TruncatedRNN-LSTM", "SequencePooling-attention"]
+)
+def test_fully_masked_row_of_nan(name):
+    mask = nan_mask_cases._mask()
+    mask[1, :] = False
+    report = nan_mask_cases.compare(
+        nan_mask_cases.LAYERS[name], [NAN], mask=mask
+    )
+    assert report == {NAN: "equal"}
+
+
 @pytest.mark.skipif(
     keras.backend.backend() != "tensorflow", reason="jit_compile on TF"
 )
