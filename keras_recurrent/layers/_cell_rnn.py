@@ -7,7 +7,9 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import check_stateful_batch
 from keras_recurrent.layers._sequence_checks import record_features
+from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Cell config keys that belong to the base Layer, not to the cell's math.
 _LAYER_KEYS = ("name", "trainable", "dtype")
@@ -22,8 +24,10 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
     flattened into the layer's, so `from_config` is `cls(**config)`, and
     each cell argument is a read-only property of the layer. The layer
     checks its inputs (rank 3, floating point, the built width, at least one
-    step; a boolean `(batch, timesteps)` mask), makes the cell's dropout
-    masks once per sequence before the time loop, and resets them afterwards.
+    step; a boolean `(batch, timesteps)` mask), zeroes the inputs at masked
+    steps (so NaN or inf there reaches neither the outputs nor the
+    gradients), makes the cell's dropout masks once per sequence before the
+    time loop, and resets them afterwards.
 
     Subclasses may override `_loop_inputs` (what the time loop reads instead
     of the sequences) and `_end_call` (cleanup after the loop).
@@ -73,6 +77,9 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
     def call(self, sequences, initial_state=None, mask=None, training=False):
         check_sequences(self, sequences, built_features(self))
         mask = check_mask(self, mask, sequences)
+        if self.stateful and initial_state is None and self.states is not None:
+            sequences = check_stateful_batch(self, sequences)
+        sequences = zero_masked_steps(sequences, mask)
         cell = self.cell
         if training:
             # One mask per sequence, made before the time loop from the

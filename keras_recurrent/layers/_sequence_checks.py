@@ -108,6 +108,50 @@ def last_valid_step(mask):
     return ops.where(ops.any(mask, axis=1, keepdims=True), latest, -1)
 
 
+def check_stateful_batch(layer, sequences):
+    """Raises unless a stateful `layer` gets the batch size of its states.
+
+    Keras checks only a batch size known when tracing; a last partial batch
+    in `predict` or `fit` has none, and then failed with "Incompatible
+    shapes" (or, for a batch of 1, silently broadcast against the states).
+    Where the size is unknown, a traced TensorFlow assertion says the same.
+    """
+    expected = tuple(keras.tree.flatten(layer.states)[0].shape)[0]
+    message = (
+        f"{type(layer).__name__} '{layer.name}' is stateful with batch size "
+        f"{expected}: every batch must have exactly {expected} sequences "
+        f"(in `fit`, `evaluate` or `predict`, a number of samples that is a "
+        f"multiple of {expected}, so that there is no partial last batch). "
+    )
+    received = sequences.shape[0]
+    if received is not None:
+        if received != expected:
+            raise ValueError(
+                f"{message}Received: a batch of {received} sequences, "
+                f"inputs.shape={tuple(sequences.shape)}"
+            )
+        return sequences
+    if keras.backend.backend() != "tensorflow":
+        return sequences
+    from keras_recurrent.layers._tf_checks import assert_batch_size
+
+    return assert_batch_size(sequences, expected, message)
+
+
+def zero_masked_steps(sequences, mask):
+    """`sequences` with zeros at the steps `mask` drops; as is without a mask.
+
+    A masked step's output is selected away with `where`, but its inputs
+    still go through the cell's math, and the gradient of the discarded
+    branch is 0 * NaN = NaN: NaN or inf at a masked step would reach every
+    weight while the loss stays finite. Zeroed once before the time loop,
+    they cannot (one elementwise op; unmasked steps are unchanged).
+    """
+    if mask is None:
+        return sequences
+    return ops.where(ops.expand_dims(mask, -1), sequences, 0)
+
+
 def max_over_time(values, axis=1):
     """`ops.max(values, axis)` that also takes a batch of 0 eagerly."""
     best = ops.expand_dims(ops.argmax(values, axis=axis), axis)

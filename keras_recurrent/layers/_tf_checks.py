@@ -39,6 +39,25 @@ def in_xla_context():
     return tf.__internal__.get_enclosing_xla_context() is not None
 
 
+def assert_batch_size(tensor, expected, message):
+    """`tensor`, checked at run time to have `expected` rows (TF only).
+
+    Under XLA, where `Assert` is a no-op, the batch size is set statically
+    instead, and compiling for another size fails on that shape.
+    """
+    import tensorflow as tf
+
+    if in_xla_context():
+        return tf.ensure_shape(tensor, (expected, *tensor.shape[1:]))
+    received = tf.shape(tensor)[0]
+    check = tf.debugging.Assert(
+        tf.equal(received, expected),
+        [message + "Received: a batch of", received, "sequences"],
+    )
+    with tf.control_dependencies([check]):
+        return tf.identity(tensor)
+
+
 def assert_no_bad_node(tensor, any_bad, named_checks):
     """Run-time assertions in a traced TensorFlow graph (TF backend only).
 

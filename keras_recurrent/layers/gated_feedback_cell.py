@@ -22,6 +22,7 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_step_inputs
+from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Pre-activation blocks of `kernel_j` per unit type (Keras' cell orders).
 CELL_TYPES = {
@@ -705,6 +706,7 @@ class GatedFeedbackCell(
             sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         check_sequences(self, sequences, name="sequences")
         mask = check_mask(self, mask, sequences)
+        sequences = zero_masked_steps(sequences, mask)
         rnn = keras.layers.RNN(
             _GateCell(self),
             return_sequences=True,

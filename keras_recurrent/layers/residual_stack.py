@@ -3,6 +3,7 @@
 import keras
 from keras import constraints
 from keras import initializers
+from keras import ops
 from keras import regularizers
 
 from keras_recurrent.layers._initializers import reseeded
@@ -269,6 +270,15 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
         check_sequences(self, inputs, built_features(self))
         mask = check_mask(self, mask, inputs)
         outputs = inputs
+        if mask is not None:
+            # NaN or inf at a masked step would reach the gradients through
+            # the residual path, the layer norms and wrapped RNNs of any kind
+            # (Keras' own too); it is zeroed. Finite values stay, so the
+            # outputs at masked steps keep their documented composition.
+            keep = ops.logical_or(
+                ops.expand_dims(mask, -1), ops.isfinite(inputs)
+            )
+            outputs = ops.where(keep, inputs, 0)
         for rnn, norm, projection in zip(
             self.rnn_layers, self.layer_norms, self.projections
         ):

@@ -10,6 +10,7 @@ from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import last_valid_step
 from keras_recurrent.layers._sequence_checks import record_features
+from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Settings of the wrapped layer that do not make sense per window.
 _UNSUPPORTED_RNN_SETTINGS = (
@@ -148,6 +149,9 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, built_features(self))
         mask = check_mask(self, mask, inputs)
+        # The wrapped RNN (Keras' own too) then never sees what is at a
+        # masked step: NaN there would otherwise reach the gradients.
+        inputs = zero_masked_steps(inputs, mask)
         window = self.window
         shape = ops.shape(inputs)
         batch, timesteps, features = shape[0], shape[1], inputs.shape[-1]
@@ -223,6 +227,13 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
+        if "rnn_layer" not in config:
+            raise ValueError(
+                "TruncatedRNN.from_config needs the wrapped layer under the "
+                "key `rnn_layer` (a serialized `keras.layers.RNN`, as "
+                "`get_config` writes it). Received: config keys="
+                f"{sorted(config)}"
+            )
         config["rnn_layer"] = keras.saving.deserialize_keras_object(
             config["rnn_layer"]
         )

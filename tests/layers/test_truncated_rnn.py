@@ -152,6 +152,13 @@ def test_non_rnn_layer_raises():
         kr.layers.TruncatedRNN(keras.layers.LSTM(2), window=2).build((4, 2))
 
 
+def test_from_config_without_rnn_layer_raises():
+    config = kr.layers.TruncatedRNN(keras.layers.LSTM(2), window=2).get_config()
+    del config["rnn_layer"]
+    with pytest.raises(ValueError, match=r"`rnn_layer`.*keys=\[.*'window'"):
+        kr.layers.TruncatedRNN.from_config(config)
+
+
 def _model(timesteps=STEPS):
     inputs = keras.Input((timesteps, FEATURES), name="frames")
     x = kr.layers.TruncatedRNN(
