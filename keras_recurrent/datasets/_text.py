@@ -86,18 +86,19 @@ def read_lines(path):
         file.seek(len(codecs.BOM_UTF8) if head[:3] == codecs.BOM_UTF8 else 0)
         number = 0
         while True:
-            line = file.readline(MAX_LINE_BYTES + 1)
+            # The longest line and its `\r\n`, or a byte more.
+            line = file.readline(MAX_LINE_BYTES + 2)
             if not line:
                 return
             number += 1
+            if line.endswith(b"\n"):
+                line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
             if len(line) > MAX_LINE_BYTES:
                 raise ValueError(
                     f"{path}, line {number}: the line is longer than "
                     f"{MAX_LINE_BYTES} bytes, the most a reader takes "
                     "(`MAX_LINE_BYTES`); is this the right file?"
                 )
-            if line.endswith(b"\n"):
-                line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
             if b"\r" not in line:
                 yield number, _decoded(path, number, line)
                 continue

@@ -107,7 +107,7 @@ def read_babi_graphs(path, task, *, num_nodes=None, num_edges=None):
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
           https://arxiv.org/abs/1511.05493)
     """
-    spec = check_task(task)
+    spec = check_task(task, allow_number=True)
     task = spec.name
     if task not in _QUESTION_ARGUMENTS:
         raise ValueError(

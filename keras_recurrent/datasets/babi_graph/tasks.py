@@ -192,14 +192,18 @@ BABI_GRAPH_TASKS = {
 }
 
 
-def check_task(task):
+def check_task(task, *, allow_number=False):
     """Returns the `BabiGraphTask` named `task`, or raises ValueError.
 
-    A task is named as in `BABI_GRAPH_TASKS` (`"task_4"`, case-insensitive),
-    or by its bAbI number: `4`, `"4"`, `"task 4"`, `"task4"` or `"task-4"`
-    all name `"task_4"`. Anything else is a `ValueError` that lists the
-    accepted names.
+    A task is named as in `BABI_GRAPH_TASKS` (`"task_4"`, case-insensitive).
+    With `allow_number` (the reader of the paper's files, whose names are
+    numbers), also by its bAbI number: `4`, `"4"`, `"task 4"`, `"task4"`
+    or `"task-4"` all name `"task_4"`, and the error lists these forms.
     """
+    if not allow_number:
+        return BABI_GRAPH_TASKS[
+            check_option("task", task, sorted(BABI_GRAPH_TASKS))
+        ]
     if isinstance(task, numbers.Integral) and not isinstance(task, bool):
         if f"task_{int(task)}" in BABI_GRAPH_TASKS:
             return BABI_GRAPH_TASKS[f"task_{int(task)}"]
