@@ -14,11 +14,13 @@ from keras_recurrent.datasets.adding_problem import adding_problem
 from keras_recurrent.datasets.adding_problem import adding_problem_baseline_mse
 from keras_recurrent.datasets.babi_graph.generator import babi_graph
 from keras_recurrent.datasets.babi_graph.generator import babi_graph_arrays
+from keras_recurrent.datasets.babi_graph.reader import MAX_BABI_NODE_ID
 from keras_recurrent.datasets.babi_graph.reader import read_babi_graphs
 from keras_recurrent.datasets.babi_graph.tasks import BABI_GRAPH_TASKS
 from keras_recurrent.datasets.babi_graph.tasks import BabiGraphTask
 from keras_recurrent.datasets.listops import LISTOPS_OPERATORS
 from keras_recurrent.datasets.listops import LISTOPS_VOCABULARY
+from keras_recurrent.datasets.listops import iter_listops_tsv
 from keras_recurrent.datasets.listops import listops
 from keras_recurrent.datasets.listops import listops_binary_tree
 from keras_recurrent.datasets.listops import read_listops_tsv
@@ -57,6 +59,7 @@ __all__ = [
     "BABI_GRAPH_TASKS",
     "LISTOPS_OPERATORS",
     "LISTOPS_VOCABULARY",
+    "MAX_BABI_NODE_ID",
     "PROGRAM_EVAL_OPERATIONS",
     "PROGRAM_EVAL_SPLITS",
     "PROGRAM_EVAL_VOCABULARY",
@@ -73,6 +76,7 @@ __all__ = [
     "adding_problem_baseline_mse",
     "babi_graph",
     "babi_graph_arrays",
+    "iter_listops_tsv",
     "listops",
     "listops_binary_tree",
     "program_eval",

@@ -4,13 +4,16 @@ The generator, the binary gold trees, the token vocabulary and the reader
 of the published files, which share the tree helpers.
 """
 
+import gc
 import numbers
-import os
 
 import numpy as np
 
 from keras_recurrent.datasets._checks import check_int
 from keras_recurrent.datasets._checks import check_seed
+from keras_recurrent.datasets._text import brief
+from keras_recurrent.datasets._text import check_file
+from keras_recurrent.datasets._text import read_lines
 from keras_recurrent.datasets._uniforms import Uniforms
 
 LISTOPS_OPERATORS = ("[MIN", "[MAX", "[MED", "[SM")
@@ -58,11 +61,7 @@ def _sample_tree(draws, depth, max_depth, max_args, branch_probability):
     return str(draws.integer(0, 9))
 
 
-def _evaluate(tree):
-    if isinstance(tree, str):
-        return int(tree)
-    values = [_evaluate(arg) for arg in tree[1:]]
-    operator = tree[0]
+def _apply(operator, values):
     if operator == "[MIN":
         return min(values)
     if operator == "[MAX":
@@ -74,14 +73,39 @@ def _evaluate(tree):
     return sum(values) % 10
 
 
-def _tokens(tree, out):
+def _evaluate(tree):
+    """The value of a gold tree; iterative, so any depth evaluates."""
     if isinstance(tree, str):
-        out.append(tree)
-        return out
-    out.append(tree[0])
-    for arg in tree[1:]:
-        _tokens(arg, out)
-    out.append("]")
+        return int(tree)
+    # Each frame: the node, and the values of its arguments so far.
+    stack, value = [(tree, [])], None
+    while True:
+        node, values = stack[-1]
+        if len(values) < len(node) - 1:
+            argument = node[1 + len(values)]
+            if isinstance(argument, str):
+                values.append(int(argument))
+            else:
+                stack.append((argument, []))
+            continue
+        stack.pop()
+        value = _apply(node[0], values)
+        if not stack:
+            return value
+        stack[-1][1].append(value)
+
+
+def _tokens(tree, out):
+    """Appends the bracketed tokens of a gold tree to `out`; iterative."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        else:
+            out.append(node[0])
+            stack.append("]")
+            stack.extend(reversed(node[1:]))
     return out
 
 
@@ -267,11 +291,40 @@ def listops_binary_tree(tree):
           Tree Learning](https://arxiv.org/abs/1804.06028)
     """
     if isinstance(tree, str):
-        if tree not in _DIGITS:
-            raise ValueError(
-                f"A ListOps leaf must be a digit string. Received: {tree!r}"
-            )
+        _check_leaf(tree)
         return tree
+    # Post-order without recursion, so any depth converts: each frame is a
+    # node and the binary trees of its arguments so far.
+    _check_node(tree)
+    stack = [(tree, [])]
+    while True:
+        node, done = stack[-1]
+        if len(done) < len(node) - 1:
+            argument = node[1 + len(done)]
+            if isinstance(argument, str):
+                _check_leaf(argument)
+                done.append(argument)
+            else:
+                _check_node(argument)
+                stack.append((argument, []))
+            continue
+        stack.pop()
+        binary = node[0]
+        for argument in done:
+            binary = (binary, argument)
+        if not stack:
+            return (binary, "]")
+        stack[-1][1].append((binary, "]"))
+
+
+def _check_leaf(tree):
+    if tree not in _DIGITS:
+        raise ValueError(
+            f"A ListOps leaf must be a digit string. Received: {tree!r}"
+        )
+
+
+def _check_node(tree):
     if (
         not isinstance(tree, (tuple, list))
         or len(tree) < 3
@@ -280,12 +333,49 @@ def listops_binary_tree(tree):
         raise ValueError(
             "A ListOps node must be a tuple (operator, argument, argument, "
             f"...) with an operator in {LISTOPS_OPERATORS}. Received: "
-            f"tree={tree!r}"
+            f"tree={_brief_tree(tree)}"
         )
-    binary = tree[0]
-    for arg in tree[1:]:
-        binary = (binary, listops_binary_tree(arg))
-    return (binary, "]")
+
+
+def _brief_tree(tree, limit=200):
+    """`repr(tree)` for an error message: without recursion (a deep tree's
+    `repr` would raise `RecursionError`), cut after about `limit`
+    characters."""
+    parts, size, stack = [], 0, [tree]
+    while stack and size <= limit:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            part = item.text
+        elif isinstance(item, tuple):
+            part = "("
+            closing = ",)" if len(item) == 1 else ")"
+            stack.append(_Text(closing))
+            for index in range(len(item) - 1, -1, -1):
+                stack.append(item[index])
+                if index:
+                    stack.append(_Text(", "))
+        elif isinstance(item, list):
+            part = "["
+            stack.append(_Text("]"))
+            for index in range(len(item) - 1, -1, -1):
+                stack.append(item[index])
+                if index:
+                    stack.append(_Text(", "))
+        else:
+            part = repr(item)
+        parts.append(part)
+        size += len(part)
+    text = "".join(parts)
+    return text if not stack else text[:limit] + "..."
+
+
+class _Text:
+    """Literal text in `_brief_tree`'s stack, told apart from tree items."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
 
 
 def read_listops_tsv(path):
@@ -300,6 +390,12 @@ def read_listops_tsv(path):
     and that the expression evaluates to the label, and returns what
     `kr.datasets.listops` returns, in file order.
 
+    The file is UTF-8 text (a byte order mark is skipped), with `\\n` or
+    `\\r\\n` line endings; blank lines and whitespace at the end of a
+    line are ignored. Expressions of any depth parse (without recursion).
+    The whole file is held in memory; `kr.datasets.iter_listops_tsv` reads
+    it one example at a time.
+
     Args:
         path: String or path-like, a `.tsv` file of the release.
 
@@ -310,10 +406,13 @@ def read_listops_tsv(path):
         of the operator nesting depths.
 
     Raises:
-        ValueError: If a line is malformed: not `label<TAB>parse`, a label
-            that is not a digit, unbalanced brackets, a parse that is not a
-            ListOps binary parse, or a label that is not the expression's
-            value. The message names the file and the line number.
+        ValueError: If `path` is a directory, or a line is malformed: not
+            `label<TAB>parse`, a label that is not a digit, unbalanced
+            brackets, a parse that is not a ListOps binary parse, or a label
+            that is not the expression's value; or if the file is not UTF-8
+            text (a byte that is not UTF-8, a NUL byte, a line over
+            `MAX_LINE_BYTES` = 8 MiB, a gzip or UTF-16 file). The message
+            names the file and the line number.
 
     Example:
 
@@ -329,23 +428,11 @@ def read_listops_tsv(path):
         - [Nangia & Bowman, 2018. ListOps: A Diagnostic Dataset for Latent
           Tree Learning](https://arxiv.org/abs/1804.06028)
     """
-    path = os.fspath(path)
     trees, tokens, labels = [], [], []
-    with open(path, encoding="utf-8") as file:
-        for number, line in enumerate(file, start=1):
-            if not line.strip():
-                continue
-            try:
-                label, tree = _parse_line(line)
-            except ValueError as error:
-                raise ValueError(
-                    f"{path}, line {number}: {error}. Received: {line!r}"
-                ) from None
-            trees.append(tree)
-            tokens.append(_tokens(tree, []))
-            labels.append(label)
-    if not trees:
-        raise ValueError(f"{path} holds no ListOps line.")
+    for example in iter_listops_tsv(path):
+        trees.append(example["tree"])
+        tokens.append(example["tokens"])
+        labels.append(example["label"])
     return {
         "tokens": tokens,
         "trees": trees,
@@ -354,10 +441,71 @@ def read_listops_tsv(path):
     }
 
 
+def iter_listops_tsv(path):
+    """Reads a ListOps release file one example at a time.
+
+    The streaming form of `kr.datasets.read_listops_tsv`: it reads and
+    checks the file as that function does, but yields each example as soon
+    as its line is read, holding one line at a time, so a file of any size
+    reads in constant memory (a 100 MB file: see the datasets guide).
+
+    Args:
+        path: String or path-like, a `.tsv` file of the release.
+
+    Yields:
+        A dict per example, in file order: `"tokens"` (a list of token
+        strings), `"tree"` (the gold tree), `"label"` and `"depth"`
+        (Python integers), and `"line"`, its line number in the file.
+
+    Raises:
+        ValueError: As `read_listops_tsv`: a `path` that is a directory
+            at once, a bad line when the iteration reaches it.
+
+    Example:
+
+    >>> for example in kr.datasets.iter_listops_tsv(  # doctest: +SKIP
+    ...         "train_d20s.tsv"):
+    ...     tree = kr.datasets.listops_binary_tree(example["tree"])
+    """
+    return _examples(check_file("path", path))
+
+
+def _examples(path):
+    found = False
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        try:
+            label, tree, tokens = _parse_line(line)
+        except ValueError as error:
+            raise ValueError(
+                f"{path}, line {number}: {error}. Received: {brief(line)}"
+            ) from None
+        found = True
+        yield {
+            "tokens": tokens,
+            "tree": tree,
+            "label": label,
+            "depth": _depth(tokens),
+            "line": number,
+        }
+    if not found:
+        raise ValueError(f"{path} holds no ListOps line.")
+
+
+# One string object per token: a file's millions of `"[MAX"` tokens share
+# one, which keeps what the reader returns small.
+_CANONICAL = {
+    token: token for token in (*LISTOPS_OPERATORS, "]", "(", ")", *_DIGITS)
+}
+
+
 def _parse_line(line):
-    """The label and gold tree of one line; raises a ValueError (without
-    the line number) if the line is not a valid ListOps example."""
-    fields = line.rstrip("\r\n").split("\t")
+    """The label, gold tree and tokens of one line; raises a ValueError
+    (without the line number) if the line is not a valid ListOps example.
+
+    Iterative throughout, so an expression of any depth parses."""
+    fields = line.rstrip().split("\t")
     if len(fields) != 2:
         raise ValueError(
             f"expected `label<TAB>binary parse`, found {len(fields)} "
@@ -366,15 +514,27 @@ def _parse_line(line):
     label, parse = fields[0].strip(), fields[1].split()
     if label not in _DIGITS:
         raise ValueError(f"the label must be a digit 0-9, not {label!r}")
-    tree = _gold_tree(_nested(parse))
-    if listops_binary_tree(tree) != _nested(parse):
-        raise ValueError("the parse is not the binary gold tree it encodes")
-    value = _evaluate(tree)
+    parse = [_CANONICAL.get(token, token) for token in parse]
+    # Python's garbage collector would walk the growing nested tuples over
+    # and over: without the pause, a 10,000-deep line takes 25 times as
+    # long. Nothing here makes reference cycles.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        tree, value = _gold_tree(_nested(parse))
+    finally:
+        if paused:
+            gc.enable()
+    # `_gold_tree` inverts `listops_binary_tree` exactly: it accepts only
+    # `((op a1) .. ak) ]` pairs with digit leaves, so the binary tree of
+    # what it returns is the parse itself, and the parse's tokens less
+    # its brackets are the expression's tokens.
     if value != int(label):
         raise ValueError(
             f"the expression evaluates to {value}, not to the label {label}"
         )
-    return int(label), tree
+    tokens = [token for token in parse if token != "(" and token != ")"]
+    return int(label), tree, tokens
 
 
 def _nested(parse):
@@ -389,7 +549,8 @@ def _nested(parse):
             node = stack.pop()
             if len(node) != 2:
                 raise ValueError(
-                    f"a bracket holds {len(node)} items, not 2: {node!r}"
+                    f"a bracket holds {len(node)} items, not 2: "
+                    f"{_brief_tree(node)}"
                 )
             stack[-1].append(tuple(node))
         else:
@@ -405,20 +566,54 @@ def _nested(parse):
 
 def _gold_tree(binary):
     """Inverts `listops_binary_tree`: `((("[MED", "7"), "0"), "]")` is
-    `("[MED", "7", "0")`."""
-    if isinstance(binary, str):
-        if binary not in _DIGITS:
-            raise ValueError(f"a leaf must be a digit, not {binary!r}")
-        return binary
-    if binary[1] != "]":
-        raise ValueError(f"an operator must end with `]`: {binary!r}")
-    arguments, head = [], binary[0]
-    while isinstance(head, tuple):
-        head, argument = head
-        arguments.append(_gold_tree(argument))
-    if head not in LISTOPS_OPERATORS or len(arguments) < 2:
-        raise ValueError(
-            f"an operator of {LISTOPS_OPERATORS} must take at least two "
-            f"arguments: {binary!r}"
-        )
-    return (head, *reversed(arguments))
+    `("[MED", "7", "0")`. Returns the gold tree and its value.
+
+    Without recursion: `work` holds the binary nodes still to convert and,
+    for each operator, a marker to combine its arguments' results from
+    `done` once they are all there."""
+    work, done = [binary], []
+    while work:
+        node = work.pop()
+        if isinstance(node, _Combine):
+            count = len(node.arguments)
+            results = done[len(done) - count :]
+            del done[len(done) - count :]
+            done.append(
+                (
+                    (node.operator, *(tree for tree, _ in results)),
+                    _apply(node.operator, [value for _, value in results]),
+                )
+            )
+            continue
+        if isinstance(node, str):
+            if node not in _DIGITS:
+                raise ValueError(f"a leaf must be a digit, not {node!r}")
+            done.append((node, int(node)))
+            continue
+        if node[1] != "]":
+            raise ValueError(
+                f"an operator must end with `]`: {_brief_tree(node)}"
+            )
+        arguments, head = [], node[0]
+        while isinstance(head, tuple):
+            head, argument = head
+            arguments.append(argument)
+        if head not in LISTOPS_OPERATORS or len(arguments) < 2:
+            raise ValueError(
+                f"an operator of {LISTOPS_OPERATORS} must take at least two "
+                f"arguments: {_brief_tree(node)}"
+            )
+        # `arguments` runs last to first; popped, the first comes first.
+        work.append(_Combine(head, arguments))
+        work.extend(arguments)
+    return done[0]
+
+
+class _Combine:
+    """In `_gold_tree`'s work stack: combine an operator's arguments."""
+
+    __slots__ = ("operator", "arguments")
+
+    def __init__(self, operator, arguments):
+        self.operator = operator
+        self.arguments = arguments

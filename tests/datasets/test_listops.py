@@ -1,3 +1,5 @@
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -283,3 +285,199 @@ def test_an_empty_file_is_an_error(tmp_path):
     path.write_text("\n")
     with pytest.raises(ValueError, match="holds no ListOps line"):
         kr.datasets.read_listops_tsv(path)
+
+
+# Hardening of the reader (issue 26): encodings, depth, streaming.
+
+
+def _deep_line(depth, label=None, leaf="2"):
+    """A line of `[SM [SM .. [SM 2 3 ] .. 3 ] 3 ]`, `depth` operators
+    deep, written as the release writes it (built in linear time)."""
+    parse = "( ( ( [SM " * depth + leaf + " ) 3 ) ] )" * depth
+    tokens = [t for t in parse.split() if t not in "()"]
+    value = _reference_value(tokens) if label is None else label
+    return f"{value}\t{parse}\n", tokens, value
+
+
+@pytest.mark.parametrize("depth", [1_000, 10_000])
+def test_a_deep_expression_parses_and_encodes(tmp_path, depth):
+    line, tokens, value = _deep_line(depth)
+    path = tmp_path / "deep.tsv"
+    path.write_text(f"5\t{_GOOD}\n{line}")
+    data = kr.datasets.read_listops_tsv(path)
+    assert data["labels"].tolist() == [5, value]
+    assert data["labels"][1] == (2 + 3 * depth) % 10
+    assert data["depths"].tolist() == [1, depth]
+    assert data["tokens"][1] == tokens
+    tree = data["trees"][1]
+    # (`==` on tuples this deep is itself recursive: compare them flat.)
+    assert _flat(tree) == _flat(_tree_from_tokens(tokens))
+    binary_tree = kr.datasets.listops_binary_tree(tree)
+    assert _flat(binary_tree) == _flat(_binary_of(tokens))
+    # The trees encode, and what they encode is a tree of that height.
+    vocabulary = kr.datasets.LISTOPS_VOCABULARY
+    gold = kr.trees.encode_tree(tree, vocabulary=vocabulary, num_children=2)
+    assert len(gold["node_tokens"]) == 2 * depth + 1
+    kr.trees.validate_tree_tensors(
+        gold["children"][None], gold["node_mask"][None]
+    )
+    assert _height(gold["children"]) == depth
+    binary = kr.trees.encode_tree(
+        binary_tree,
+        vocabulary=vocabulary,
+        labeled=False,
+        num_children=2,
+    )
+    assert len(binary["node_tokens"]) == 2 * len(tokens) - 1
+    assert _height(binary["children"]) == 3 * depth
+
+
+def _flat(tree):
+    """A nested tuple as a flat list with brackets, without recursion."""
+    flat, stack = [], [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            flat.append("(")
+            stack.append(")")
+            stack.extend(reversed(item))
+        else:
+            flat.append(item)
+    return flat
+
+
+def _binary_of(tokens):
+    """The release's binary tree over `tokens`, built with a stack."""
+    stack = []
+    for token in tokens:
+        if token == "]":
+            arguments = []
+            while not (isinstance(stack[-1], str) and stack[-1][0] == "["):
+                arguments.append(stack.pop())
+            binary = stack.pop()
+            for argument in reversed(arguments):
+                binary = (binary, argument)
+            stack.append((binary, "]"))
+        else:
+            stack.append(token)
+    (tree,) = stack
+    return tree
+
+
+def _height(children):
+    """Edges on the longest root-to-leaf path of a post-order tree."""
+    height = [0] * len(children)
+    for node, kids in enumerate(children.tolist()):
+        height[node] = max([height[kid] + 1 for kid in kids if kid >= 0] + [0])
+    return height[-1]
+
+
+def test_a_deep_bad_line_names_the_file_and_line(tmp_path):
+    line, _, _ = _deep_line(5_000, label=0, leaf="x")
+    path = tmp_path / "deep.tsv"
+    path.write_text(f"5\t{_GOOD}\n{line}")
+    with pytest.raises(ValueError, match="a leaf must be a digit") as info:
+        kr.datasets.read_listops_tsv(path)
+    assert f"{path}, line 2:" in str(info.value)
+    assert len(str(info.value)) < 1000
+    line, _, value = _deep_line(5_000)
+    path.write_text(line.replace(f"{value}\t", f"{(value + 1) % 10}\t"))
+    with pytest.raises(ValueError, match=f"evaluates to {value}, not"):
+        kr.datasets.read_listops_tsv(path)
+
+
+def test_binary_tree_of_a_deep_bad_tree_is_an_error():
+    tree = ("[SM", "1", "2")
+    for _ in range(5_000):
+        tree = ("[SM", tree, "3")
+    assert kr.datasets.listops_binary_tree(tree)[1] == "]"
+    bad = ("[PLUS", "1", "2")
+    for _ in range(5_000):
+        bad = ("[SM", bad, "3")
+    with pytest.raises(ValueError, match=r"Received: tree=\('\[PLUS', '1'"):
+        kr.datasets.listops_binary_tree(bad)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xef\xbb\xbf5\t" + _GOOD.encode() + b"\n",  # UTF-8 byte order mark
+        b"5\t" + _GOOD.encode() + b"\r\n",  # CRLF
+        b"5\t" + _GOOD.encode() + b" \t \n",  # whitespace at the end
+        b"5\t" + _GOOD.encode(),  # no final newline
+    ],
+)
+def test_valid_files_of_other_editors_read(tmp_path, data):
+    path = tmp_path / "file.tsv"
+    path.write_bytes(data + b"\n" + data.removeprefix(b"\xef\xbb\xbf"))
+    data = kr.datasets.read_listops_tsv(path)
+    assert data["trees"] == [("[MAX", "2", "5")] * 2
+    assert data["labels"].tolist() == [5, 5]
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\xe9\t" + _GOOD.encode(), r"line 2: byte 0xe9 at offset 0"),
+        (b"5\t" + _GOOD.encode() + b"\x00", "line 2: a NUL byte"),
+    ],
+)
+def test_bytes_that_are_not_text_name_the_line(tmp_path, data, message):
+    path = tmp_path / "file.tsv"
+    path.write_bytes(f"5\t{_GOOD}\n".encode() + data)
+    with pytest.raises(ValueError, match=message) as info:
+        kr.datasets.read_listops_tsv(path)
+    assert str(path) in str(info.value)
+
+
+def test_a_directory_names_the_argument(tmp_path):
+    with pytest.raises(ValueError, match="Argument `path` must be a file"):
+        kr.datasets.read_listops_tsv(tmp_path)
+    with pytest.raises(ValueError, match="Argument `path` must be a file"):
+        kr.datasets.iter_listops_tsv(tmp_path)
+
+
+def test_iter_listops_tsv_streams(tmp_path):
+    path = tmp_path / "file.tsv"
+    path.write_text(
+        "7\t( ( ( ( [SM 3 ) 4 ) 0 ) ] )\n\n"
+        f"5\t{_GOOD}\n"
+        "5\t( ( ( [MAX 2 ) x ) ] )\n"
+    )
+    examples = kr.datasets.iter_listops_tsv(path)
+    first = next(examples)
+    assert first == {
+        "tokens": ["[SM", "3", "4", "0", "]"],
+        "tree": ("[SM", "3", "4", "0"),
+        "label": 7,
+        "depth": 1,
+        "line": 1,
+    }
+    assert next(examples)["line"] == 3
+    # The bad line is read, and refused, only when the iteration gets there.
+    with pytest.raises(ValueError, match=f"{path}, line 4: a leaf"):
+        next(examples)
+
+
+@needs_listops_sample
+def test_iter_listops_tsv_gives_what_read_listops_tsv_gives(sample):
+    examples = list(kr.datasets.iter_listops_tsv(LISTOPS_SAMPLE))
+    assert [e["tree"] for e in examples] == sample["trees"]
+    assert [e["tokens"] for e in examples] == sample["tokens"]
+    assert [e["label"] for e in examples] == sample["labels"].tolist()
+    assert [e["depth"] for e in examples] == sample["depths"].tolist()
+    assert [e["line"] for e in examples] == list(range(1, 1001))
+
+
+@needs_listops_sample
+def test_the_published_sample_reads_as_before(sample):
+    # A fingerprint of what the reader returned before the hardening of
+    # issue 26 (trees, tokens, labels and depths), so the new line reading
+    # and parser change nothing on the published file.
+    digest = hashlib.sha256()
+    digest.update(repr(sample["trees"]).encode())
+    digest.update(repr(sample["tokens"]).encode())
+    for key in ("labels", "depths"):
+        digest.update(str((sample[key].dtype, sample[key].shape)).encode())
+        digest.update(sample[key].tobytes())
+    assert digest.hexdigest()[:16] == "4349352fc1830864"

@@ -4,6 +4,9 @@ import os
 
 import numpy as np
 
+from keras_recurrent.datasets._text import brief
+from keras_recurrent.datasets._text import check_file
+from keras_recurrent.datasets._text import read_lines
 from keras_recurrent.datasets.babi_graph.tasks import check_task
 from keras_recurrent.graphs.encoding import encode_graphs
 
@@ -16,6 +19,14 @@ _QUESTION_ARGUMENTS = {
     "task_18": 2,
     "task_19": 2,
 }
+
+MAX_BABI_NODE_ID = 1000
+"""The largest node id `read_babi_graphs` takes unless `num_nodes` is more.
+
+A story's graph has as many nodes as its largest id, so one stray id of
+`1000000000` would ask for a billion nodes per example; the paper's ids are
+at most 13. Pass `num_nodes` to read graphs with larger ids.
+"""
 
 
 def read_babi_graphs(path, task, *, num_nodes=None, num_edges=None):
@@ -43,13 +54,24 @@ def read_babi_graphs(path, task, *, num_nodes=None, num_edges=None):
       of a GGS-NN with two graph-level output steps. The paper numbers
       these directions apart from the edge types.
 
+    The file is UTF-8 text (a byte order mark is skipped) with `\\n` or
+    `\\r\\n` line endings; fields are separated by any whitespace. Every
+    id is written in plain ASCII digits (`12`, not `+12`, `1_2` or `1e3`)
+    and is at least 1; a node id is at most `MAX_BABI_NODE_ID` (1,000), or
+    `num_nodes` where that is more.
+
     Args:
-        path: String or path-like, e.g. `"train/18_graphs.txt"`.
-        task: String, one of `"task_4"`, `"task_15"`, `"task_16"`,
-            `"task_18"` and `"task_19"`.
+        path: String or path-like, e.g. `"train/18_graphs.txt"`; or a
+            directory of the paper's layout (`"train/"`), which reads the
+            task's file in it, e.g. `train/18_graphs.txt` for `task_18`.
+        task: The task: `"task_4"`, `"task_15"`, `"task_16"`, `"task_18"`
+            or `"task_19"` (case-insensitive), or its bAbI number, as an
+            integer (`18`) or a string (`"18"`, `"task 18"`, `"task18"`,
+            `"task-18"`).
         num_nodes: Optional integer, the padded number of nodes. Defaults to
             the task's `max_nodes` (`kr.datasets.BABI_GRAPH_TASKS`), or the
-            largest node id of the file where that is more.
+            largest node id of the file where that is more. It also raises
+            the largest node id taken above `MAX_BABI_NODE_ID`.
         num_edges: Optional integer, the padded number of edges. Defaults to
             the task's `max_edges`, or the most edges of a story of the file
             where that is more.
@@ -64,9 +86,12 @@ def read_babi_graphs(path, task, *, num_nodes=None, num_edges=None):
         file order).
 
     Raises:
-        ValueError: On a bad `task`, or if the file is malformed (the message
-            names the file and the line): a line that is neither an edge nor
-            a question of the task's form, an id below 1, an edge type or
+        ValueError: On a bad `task`, a directory without the task's file,
+            or if the file is malformed (the message names the file and the
+            line): not UTF-8 text (see `kr.datasets.read_listops_tsv`), a
+            line that is neither an edge nor a question of the task's form,
+            an id that is not plain digits, below 1, or a node id above the
+            largest taken, an edge type or
             question type the task does not have, a story without a
             question, a task 18 question whose objects no chain of edges
             orders, or class ids that contradict each other.
@@ -82,15 +107,18 @@ def read_babi_graphs(path, task, *, num_nodes=None, num_edges=None):
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
           https://arxiv.org/abs/1511.05493)
     """
-    spec = check_task(task)
+    spec = check_task(task, allow_number=True)
     task = spec.name
     if task not in _QUESTION_ARGUMENTS:
         raise ValueError(
             "Argument `task` must be one of the tasks of the paper's data, "
             f"{sorted(_QUESTION_ARGUMENTS)}. Received: task={task!r}"
         )
-    path = os.fspath(path)
-    examples = _read_examples(path, spec)
+    path = _task_file(path, task)
+    largest_id = MAX_BABI_NODE_ID
+    if isinstance(num_nodes, int) and not isinstance(num_nodes, bool):
+        largest_id = max(largest_id, num_nodes)
+    examples = _read_examples(path, spec, largest_id)
     if not examples:
         raise ValueError(f"{path} holds no question.")
     if task == "task_18":
@@ -113,22 +141,40 @@ def _padded(name, value, default, needed):
     return value
 
 
+def _task_file(path, task):
+    """`path`, or the task's file in it if it is a directory."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        return check_file("path", path)
+    if os.path.isdir(path):
+        name = f"{task.split('_')[1]}_graphs.txt"
+        if not os.path.isfile(os.path.join(path, name)):
+            raise ValueError(
+                f"Argument `path` is a directory without the file of "
+                f"task={task!r}, {name!r}; pass the file itself, or a "
+                "directory of the paper's layout (`train/` or `test/`, "
+                f"holding `{name}`). Received: path={path!r}"
+            )
+        path = os.path.join(path, name)
+    return path
+
+
 def _stories(path):
     """Yields each story as a list of `(line number, fields)`."""
     story = []
-    with open(path, encoding="utf-8") as file:
-        for number, line in enumerate(file, start=1):
-            fields = line.split()
-            if fields:
-                story.append((number, fields))
-            elif story:
-                yield story
-                story = []
+    for number, line in read_lines(path):
+        fields = line.split()
+        if fields:
+            story.append((number, fields))
+        elif story:
+            yield story
+            story = []
     if story:
         yield story
 
 
-def _read_examples(path, spec):
+def _read_examples(path, spec, largest_id):
     """One dict per question, with the raw 1-based ids of the file."""
     examples = []
     for story_id, story in enumerate(_stories(path)):
@@ -136,13 +182,19 @@ def _read_examples(path, spec):
         for number, fields in story:
             try:
                 if fields[0] == "?":
-                    questions.append((number, _question(fields, spec)))
+                    question = _question(fields, spec)
+                    nodes = list(question[1])
+                    if spec.output == "node_selection":
+                        nodes.append(question[2])
+                    questions.append((number, question))
                 else:
                     edges.append(_edge(fields, spec))
+                    nodes = edges[-1][::2]
+                _check_node_ids(nodes, largest_id)
             except ValueError as error:
                 raise ValueError(
                     f"{path}, line {number}: {error}. Received: "
-                    f"{' '.join(fields)!r}"
+                    f"{brief(' '.join(fields))}"
                 ) from None
         if not questions:
             raise ValueError(
@@ -170,13 +222,34 @@ def _read_examples(path, spec):
 def _ids(fields, count):
     if len(fields) != count:
         raise ValueError(f"expected {count} fields, found {len(fields)}")
-    try:
-        values = [int(field) for field in fields]
-    except ValueError:
-        raise ValueError("every field must be an integer id") from None
+    for field in fields:
+        # Not `int(field)` alone, which also reads `1_0`, `+1` and
+        # non-ASCII digits such as `\u0661`.
+        if not (field.isascii() and field.isdigit()):
+            raise ValueError(
+                "every field must be an integer id in plain digits 0-9, "
+                f"not {brief(field, 40)}"
+            )
+        if len(field) > 9:
+            raise ValueError(
+                f"the id {brief(field, 40)} is too large (more than 9 "
+                "digits; node ids are at most `MAX_BABI_NODE_ID` unless "
+                "`num_nodes` is more)"
+            )
+    values = [int(field) for field in fields]
     if min(values) < 1:
         raise ValueError("ids start at 1")
     return values
+
+
+def _check_node_ids(nodes, largest_id):
+    if max(nodes) > largest_id:
+        raise ValueError(
+            f"node id {max(nodes)} is above {largest_id}, the largest the "
+            "reader takes (`MAX_BABI_NODE_ID`, or `num_nodes` if more): "
+            "each story's graph has as many nodes as its largest id. Pass "
+            "`num_nodes` to read larger graphs"
+        )
 
 
 def _edge(fields, spec):

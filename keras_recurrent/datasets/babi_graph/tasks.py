@@ -6,6 +6,7 @@ types up in them.
 
 import dataclasses
 import numbers
+import re
 
 from keras_recurrent._checks import check_option
 
@@ -191,11 +192,42 @@ BABI_GRAPH_TASKS = {
 }
 
 
-def check_task(task):
-    """Returns the `BabiGraphTask` named `task`, or raises ValueError."""
-    return BABI_GRAPH_TASKS[
-        check_option("task", task, sorted(BABI_GRAPH_TASKS))
-    ]
+def check_task(task, *, allow_number=False):
+    """Returns the `BabiGraphTask` named `task`, or raises ValueError.
+
+    A task is named as in `BABI_GRAPH_TASKS` (`"task_4"`, case-insensitive).
+    With `allow_number` (the reader of the paper's files, whose names are
+    numbers), also by its bAbI number: `4`, `"4"`, `"task 4"`, `"task4"`
+    or `"task-4"` all name `"task_4"`, and the error lists these forms.
+    """
+    if not allow_number:
+        return BABI_GRAPH_TASKS[
+            check_option("task", task, sorted(BABI_GRAPH_TASKS))
+        ]
+    if isinstance(task, numbers.Integral) and not isinstance(task, bool):
+        if f"task_{int(task)}" in BABI_GRAPH_TASKS:
+            return BABI_GRAPH_TASKS[f"task_{int(task)}"]
+    elif isinstance(task, str):
+        match = _TASK_NUMBER.fullmatch(task.strip().lower())
+        if match and f"task_{int(match[1])}" in BABI_GRAPH_TASKS:
+            return BABI_GRAPH_TASKS[f"task_{int(match[1])}"]
+    try:
+        return BABI_GRAPH_TASKS[
+            check_option("task", task, sorted(BABI_GRAPH_TASKS))
+        ]
+    except ValueError as error:
+        task_numbers = sorted(
+            int(name[5:]) for name in BABI_GRAPH_TASKS if name[5:].isdigit()
+        )
+        raise ValueError(
+            f"{str(error).split('. Received:')[0]}, or a task's number "
+            f'{task_numbers} (as an integer, or written "4", "task 4", '
+            f'"task4" or "task-4"). Received: task={task!r}'
+        ) from None
+
+
+# `4`, `task4`, `task 4`, `task-4`, `task_4`: ASCII digits only.
+_TASK_NUMBER = re.compile(r"(?:task[ _-]?)?([0-9]{1,3})")
 
 
 def check_question_type(spec, question_type):
