@@ -68,10 +68,27 @@ def recurrent_model(layer, name):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--samples", type=int, default=4000)
-    parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--workdir", default=None)
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=8,
+        help="training epochs of each model (the tuner's trials: half as many)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=4000,
+        help="training sequences of the adding problem",
+    )
+    parser.add_argument(
+        "--trials", type=int, default=3, help="keras-tuner trials"
+    )
+    parser.add_argument(
+        "--workdir",
+        default=None,
+        help="folder for the tuner's trials and the SavedModel (default: a "
+        "new temporary folder)",
+    )
     args = parser.parse_args(argv)
     workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="kr_demo_"))
     keras.utils.set_random_seed(0)

@@ -199,15 +199,39 @@ def run_local(args, directory):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--samples", type=int, default=512)
-    parser.add_argument("--length", type=int, default=20)
-    parser.add_argument("--units", type=int, default=16)
-    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="workers the local launcher starts (without TF_CONFIG)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=512,
+        help="training sequences of the adding problem",
+    )
+    parser.add_argument(
+        "--length", type=int, default=20, help="steps per sequence"
+    )
+    parser.add_argument(
+        "--units", type=int, default=16, help="units of the PeepholeLSTM"
+    )
+    parser.add_argument("--epochs", type=int, default=5, help="training epochs")
     parser.add_argument("--backup-dir", help="shared by all workers")
     parser.add_argument("--out", help="where the chief writes the weights")
-    parser.add_argument("--restarts", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument(
+        "--restarts",
+        type=int,
+        default=2,
+        help="how often the launcher restarts the workers after a failure",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=1800,
+        help="seconds the launcher waits for each worker",
+    )
     parser.add_argument(
         "--smoke", action="store_true", help="a tiny job (about a minute)"
     )
