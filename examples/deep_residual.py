@@ -27,6 +27,7 @@ from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
 quiet_tensorflow()
 
 import keras  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -76,6 +77,7 @@ def train(args):
             epochs=args.epochs,
             validation_data=(x_val, y_val),
             verbose=0,
+            callbacks=[EpochLine(f"  {name} ")],
         )
         seconds = time.perf_counter() - start
         results[name] = (history.history, seconds, model.count_params())

@@ -103,10 +103,17 @@ def train_worker(args):
         callbacks.append(
             kr.distribute.backup_and_restore(args.backup_dir, strategy)
         )
+    if is_chief:
+        from _progress import EpochLine
+
+        # One line per epoch into the chief's log.
+        callbacks.append(EpochLine())
     model.fit(
         make_dataset(x, y),
         epochs=args.epochs,
-        verbose=2 if is_chief else 0,
+        # The dataset fixes the order of the batches (see make_dataset).
+        shuffle=False,
+        verbose=0,
         callbacks=callbacks,
     )
     if is_chief and args.out:
@@ -250,7 +257,7 @@ def main():
     # The same training in this one process, on the same global batches.
     x, y = make_data(args)
     model = build_model(args)
-    model.fit(make_dataset(x, y), epochs=args.epochs, verbose=0)
+    model.fit(make_dataset(x, y), epochs=args.epochs, shuffle=False, verbose=0)
     difference = max(
         float(np.abs(a - b).max())
         for a, b in zip(job, model.get_weights(), strict=True)

@@ -52,6 +52,7 @@ quiet_tensorflow()
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -211,7 +212,8 @@ def run(args):
         model.fit(
             Batches(*train, args.batch_size, seed=args.seed),
             epochs=args.epochs,
-            verbose=2 if args.verbose else 0,
+            verbose=0,
+            callbacks=[EpochLine(f"  {name} ")] if args.verbose else [],
         )
         seconds = time.time() - start
         accuracies[name] = {

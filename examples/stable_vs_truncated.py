@@ -41,6 +41,7 @@ quiet_tensorflow()
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 from keras import ops  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
@@ -182,6 +183,7 @@ def train(model, x, y, vocab_size, args):
         batch_size=args.batch_size,
         epochs=args.epochs,
         verbose=0,
+        callbacks=[EpochLine("    ")],
     )
     return time.perf_counter() - start
 
