@@ -18,7 +18,7 @@
    imported, and prints the served predictions next to the Keras ones.
 
 Run it with `python3 dev.py demo` (creates the environment on first use);
-it takes 2 to 3 minutes on 2 CPU cores and prints one line per epoch.
+it takes 3 to 4 minutes on 2 CPU cores and prints one line per epoch.
 """
 
 import argparse
