@@ -20,12 +20,15 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / "python"
 STAMP = VENV / ".installed-setup-hash"
+TORCH_VERSION = "2.13.0"
 
 
 def _setup_hash():
-    text = (ROOT / "setup.py").read_bytes() + (
-        ROOT / "pyproject.toml"
-    ).read_bytes()
+    text = (
+        (ROOT / "setup.py").read_bytes()
+        + (ROOT / "pyproject.toml").read_bytes()
+        + TORCH_VERSION.encode()
+    )
     return hashlib.sha256(text).hexdigest()
 
 
@@ -56,6 +59,11 @@ def ensure_env():
                 "--quiet",
                 "-e",
                 ".[test,plot,jax,torch,docs]",
+                # The [torch] extra takes any torch 2 from 2.4; the tests
+                # run on this one. Pinned here, pip keeps an installed
+                # 2.13.0 (the CPU wheel) instead of fetching the newest
+                # release, a CUDA build of several GB.
+                f"torch=={TORCH_VERSION}",
             ],
             check=True,
             cwd=ROOT,

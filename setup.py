@@ -18,6 +18,7 @@ setup(
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
+    license_files=["LICENSE"],
     python_requires=">=3.10",
     packages=find_packages(include=["keras_recurrent", "keras_recurrent.*"]),
     install_requires=[
@@ -42,7 +43,9 @@ setup(
         # The other Keras backends (`KERAS_BACKEND=jax` or `torch`); the test
         # environment installs both, to run the layers on every backend.
         "jax": ["jax"],
-        "torch": ["torch==2.13.0"],
+        # Any torch 2 from 2.4: `python3 dev.py` installs 2.13.0 (the CPU
+        # wheel), the version the test suite runs on.
+        "torch": ["torch>=2.4,<3"],
         # `python3 dev.py docs`: the documentation site.
         "docs": [
             "mkdocs>=1.6",
@@ -50,7 +53,7 @@ setup(
             "mkdocstrings[python]>=0.26",
         ],
         # Benchmark-only: PyTorch Geometric comparison for the GG-NN.
-        "bench": ["torch==2.13.0", "torch-geometric"],
+        "bench": ["torch>=2.4,<3", "torch-geometric"],
     },
     classifiers=[
         "Programming Language :: Python :: 3",

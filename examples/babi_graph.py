@@ -505,9 +505,26 @@ def main():
         "stories, validate on its last 50, test on its test file "
         "(instead of generated data)",
     )
-    parser.add_argument("--test-sets", type=int, default=10)
-    parser.add_argument("--test-size", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--test-sets",
+        type=int,
+        default=10,
+        help="generated test sets each model is scored on; the accuracy is "
+        "their mean (not with --data-dir)",
+    )
+    parser.add_argument(
+        "--test-size",
+        type=int,
+        default=1000,
+        help="questions per generated test set",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the (first) training set, of its model and of its "
+        "test sets",
+    )
     parser.add_argument(
         "--training-sets",
         type=int,

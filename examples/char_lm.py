@@ -544,7 +544,9 @@ def parse_args(argv=None):
     size.add_argument(
         "--units", type=int, help="The same width for every model (no match)."
     )
-    parser.add_argument("--embed-dim", type=int, default=32)
+    parser.add_argument(
+        "--embed-dim", type=int, default=32, help="Character embedding size."
+    )
     parser.add_argument(
         "--output-mode",
         default="top",
@@ -554,7 +556,12 @@ def parse_args(argv=None):
     parser.add_argument(
         "--seq-len", type=int, default=50, help="Window length (chars)."
     )
-    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=128,
+        help="Windows per training batch.",
+    )
     parser.add_argument("--epochs", type=int, default=6, help="Epochs.")
     parser.add_argument(
         "--steps-per-epoch",
@@ -563,9 +570,18 @@ def parse_args(argv=None):
         help="Cap on training steps per epoch (0: one pass over the split).",
     )
     parser.add_argument(
-        "--windows", default="random", choices=("random", "consecutive")
+        "--windows",
+        default="random",
+        choices=("random", "consecutive"),
+        help="An epoch's training windows: at random offsets, or "
+        "consecutive from a random start, shuffled.",
     )
-    parser.add_argument("--learning-rate", type=float, default=5e-3)
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=5e-3,
+        help="Adam's initial learning rate.",
+    )
     parser.add_argument(
         "--lr-decay",
         type=float,
@@ -581,7 +597,12 @@ def parse_args(argv=None):
         type=lambda v: {"true": True, "false": False}.get(v.lower(), v),
         help="auto, true or false.",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="Seed of the weights, the windows and the sample.",
+    )
     parser.add_argument("--sample", type=int, default=0, help="Characters.")
     parser.add_argument(
         "--temperature",
@@ -599,7 +620,13 @@ def parse_args(argv=None):
         metavar="JSON",
         help="Print the table of several --json-out files and exit.",
     )
-    parser.add_argument("--verbose", type=int, default=0)
+    parser.add_argument(
+        "--verbose",
+        type=int,
+        default=0,
+        help="Keras fit verbosity within each epoch (0: only the one line "
+        "per epoch that this script prints).",
+    )
     parser.add_argument(
         "--smoke", action="store_true", help="Tiny, fast settings."
     )

@@ -27,6 +27,7 @@ from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
 quiet_tensorflow()
 
 import keras  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -76,6 +77,7 @@ def train(args):
             epochs=args.epochs,
             validation_data=(x_val, y_val),
             verbose=0,
+            callbacks=[EpochLine(f"  {name} ")],
         )
         seconds = time.perf_counter() - start
         results[name] = (history.history, seconds, model.count_params())
@@ -119,15 +121,47 @@ def report(args, results):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--layers", type=int, default=8)
-    parser.add_argument("--units", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--samples", type=int, default=2048)
-    parser.add_argument("--length", type=int, default=20)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--layer-norm", action="store_true")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--layers", type=int, default=8, help="LSTM layers in each stack"
+    )
+    parser.add_argument(
+        "--units", type=int, default=32, help="units per LSTM layer"
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=10, help="training epochs of each model"
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=2048,
+        help="training sequences (validation: a quarter as many)",
+    )
+    parser.add_argument(
+        "--length",
+        type=int,
+        default=20,
+        help="steps per sequence of the adding problem",
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=32, help="sequences per batch"
+    )
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=1e-3,
+        help="Adam's learning rate (gradient norm clipped to 1)",
+    )
+    parser.add_argument(
+        "--layer-norm",
+        action="store_true",
+        help="also train a residual stack with pre-norm layer normalization",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the data and of the initial weights",
+    )
     parser.add_argument(
         "--json-out", help="Write every model's per-epoch losses here."
     )

@@ -4,14 +4,21 @@
    sequences of different lengths, zero-padded.
 2. Trains a `PeepholeLSTM` and a `CoupledLSTM` model under
    `tf.distribute.MirroredStrategy` with two replicas (on a CPU-only machine
-   the CPU is split into two logical devices, so the strategy really mirrors).
-3. Runs a short keras-tuner search over the LSTM-variant search space.
+   the CPU is split into two logical devices, so the strategy really mirrors)
+   and prints each one's test MSE against the baseline of always predicting
+   the mean (1/6). With Adam at 1e-2 and the gradient norm clipped to 1,
+   both learn the task within the 10 epochs: the loss stays near the
+   baseline for a few epochs, then drops by two orders of magnitude.
+3. Runs a short keras-tuner search over the LSTM variants, each trial with
+   the same learning rate and epochs (with fewer, the plain LSTM and the
+   peephole LSTM stop before they learn).
 4. Exports the best model as a SavedModel whose serving signature takes the
    padded sequences and their lengths (Keras 3 export drops masks).
 5. Reloads it in a fresh Python process, where `keras_recurrent` cannot be
    imported, and prints the served predictions next to the Keras ones.
 
-Run it with `python3 dev.py demo` (creates the environment on first use).
+Run it with `python3 dev.py demo` (creates the environment on first use);
+it takes 3 to 4 minutes on 2 CPU cores and prints one line per epoch.
 """
 
 import argparse
@@ -35,10 +42,15 @@ keras_recurrent.testing.configure_cpu_replicas(2)
 import keras  # noqa: E402
 import keras_tuner  # noqa: E402
 import numpy as np  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
 
 LENGTH = 40
+# The settings under which every model of the demo learns the task.
+LEARNING_RATE = 1e-2
+CLIPNORM = 1.0
+BATCH_SIZE = 64
 
 SERVE_SCRIPT = textwrap.dedent(
     """
@@ -62,16 +74,54 @@ def recurrent_model(layer, name):
     x = layer(x)
     outputs = keras.layers.Dense(1, name="sum")(x)
     model = keras.Model(inputs, outputs, name=name)
-    model.compile(keras.optimizers.Adam(3e-3), "mse")
+    model.compile(
+        keras.optimizers.Adam(LEARNING_RATE, clipnorm=CLIPNORM), "mse"
+    )
     return model
+
+
+class ClippedSequenceHyperModel(kr.tuning.SequenceHyperModel):
+    """`SequenceHyperModel` with the demo's gradient clipping."""
+
+    def build(self, hp):
+        model = super().build(hp)
+        model.compile(
+            keras.optimizers.Adam(hp.get("learning_rate"), clipnorm=CLIPNORM),
+            "mse",
+        )
+        return model
+
+
+def verdict(mse, baseline):
+    """How a test MSE compares with the baseline, in words."""
+    if mse < baseline / 10:
+        return f"learned ({baseline / mse:.0f} times below the baseline)"
+    return f"not learned yet ({baseline / mse:.1f} times below the baseline)"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--samples", type=int, default=4000)
-    parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--workdir", default=None)
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=10,
+        help="training epochs of each model and of each tuner trial",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=4000,
+        help="training sequences of the adding problem",
+    )
+    parser.add_argument(
+        "--trials", type=int, default=3, help="keras-tuner trials"
+    )
+    parser.add_argument(
+        "--workdir",
+        default=None,
+        help="folder for the tuner's trials and the SavedModel (default: a "
+        "new temporary folder)",
+    )
     args = parser.parse_args(argv)
     workdir = pathlib.Path(args.workdir or tempfile.mkdtemp(prefix="kr_demo_"))
     keras.utils.set_random_seed(0)
@@ -102,16 +152,21 @@ def main(argv=None):
     ):
         with strategy.scope():
             model = recurrent_model(layer(), name)
-        print(f"\n-- {name}")
+        print(
+            f"\n-- {name}: Adam({LEARNING_RATE:g}, clipnorm={CLIPNORM:g}), "
+            f"batch {BATCH_SIZE}, {args.epochs} epochs"
+        )
         model.fit(
             x,
             y,
-            batch_size=64,
+            batch_size=BATCH_SIZE,
             epochs=args.epochs,
             validation_data=(x_val, y_val),
-            verbose=1,
+            verbose=0,
+            callbacks=[EpochLine("  ")],
         )
         mse = model.evaluate(x_test, y_test, verbose=0)
+        print(f"{name}: test MSE {mse:.4f}, {verdict(mse, baseline)}")
         results.append((name, model.count_params(), mse))
     print("\n| model | params | test MSE | baseline MSE |")
     print("|---|---:|---:|---:|")
@@ -127,8 +182,9 @@ def main(argv=None):
     hp.Fixed("num_layers", 1)
     hp.Fixed("dropout", 0.0)
     hp.Fixed("recurrent_dropout", 0.0)
+    hp.Fixed("learning_rate", LEARNING_RATE)
     tuner = keras_tuner.RandomSearch(
-        kr.tuning.SequenceHyperModel((LENGTH, 2), 1, masking=True),
+        ClippedSequenceHyperModel((LENGTH, 2), 1, masking=True),
         objective="val_loss",
         max_trials=args.trials,
         hyperparameters=hp,
@@ -140,17 +196,18 @@ def main(argv=None):
     tuner.search(
         x,
         y,
-        batch_size=64,
-        epochs=max(2, args.epochs // 2),
+        batch_size=BATCH_SIZE,
+        epochs=args.epochs,
         validation_data=(x_val, y_val),
         verbose=0,
+        callbacks=[EpochLine("  trial ")],
     )
     for trial in tuner.oracle.get_best_trials(args.trials):
         values = trial.hyperparameters.values
         print(
             f"trial {trial.trial_id}: cell_type={values['cell_type']}, "
             f"learning_rate={values['learning_rate']:.2e}, "
-            f"val_loss={trial.score:.4f}"
+            f"val_loss={trial.score:.4f}, {verdict(trial.score, baseline)}"
         )
     with warnings.catch_warnings():
         # The best checkpoint carries Adam's state, which the freshly built

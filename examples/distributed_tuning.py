@@ -249,10 +249,27 @@ def main():
         help=f"trials to run (default {DEFAULT_TRIALS}, {SMOKE_TRIALS} with "
         "--smoke)",
     )
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--overwrite", action="store_true")
-    parser.add_argument("--mirrored", action="store_true")
-    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="workers the local launcher starts (without KERASTUNER_TUNER_ID)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="chief only: delete the search folder's trials and start afresh",
+    )
+    parser.add_argument(
+        "--mirrored",
+        action="store_true",
+        help="workers train under MirroredStrategy (two logical CPUs here)",
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a tiny search that checks the script end to end; prints one line",
+    )
     args = parser.parse_args()
     if args.trials is None:
         args.trials = SMOKE_TRIALS if args.smoke else DEFAULT_TRIALS

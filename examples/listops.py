@@ -369,17 +369,52 @@ def main():
         default=list(MODELS),
         help="comma-separated subset of childsum,nary,lstm (default: all)",
     )
-    parser.add_argument("--train-size", type=int, default=20000)
-    parser.add_argument("--validation-size", type=int, default=1000)
-    parser.add_argument("--test-size", type=int, default=2000)
-    parser.add_argument("--max-length", type=int, default=100)
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--units", type=int, default=128)
-    parser.add_argument("--embedding-dim", type=int, default=64)
-    parser.add_argument("--learning-rate", type=float, default=1e-2)
     parser.add_argument(
-        "--schedule", choices=["cosine", "constant"], default="cosine"
+        "--train-size", type=int, default=20000, help="training expressions"
+    )
+    parser.add_argument(
+        "--validation-size",
+        type=int,
+        default=1000,
+        help="validation expressions",
+    )
+    parser.add_argument(
+        "--test-size",
+        type=int,
+        default=2000,
+        help="test expressions (generated data only)",
+    )
+    parser.add_argument(
+        "--max-length",
+        type=int,
+        default=100,
+        help="longest training expression, in tokens (generated data: also "
+        "the test's)",
+    )
+    parser.add_argument("--epochs", type=int, default=5, help="training epochs")
+    parser.add_argument(
+        "--batch-size", type=int, default=128, help="expressions per batch"
+    )
+    parser.add_argument(
+        "--units",
+        type=int,
+        default=128,
+        help="units of the recurrent layer (Tree-LSTM or LSTM)",
+    )
+    parser.add_argument(
+        "--embedding-dim", type=int, default=64, help="token embedding size"
+    )
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=1e-2,
+        help="Adam's learning rate (the peak, with --schedule cosine)",
+    )
+    parser.add_argument(
+        "--schedule",
+        choices=["cosine", "constant"],
+        default="cosine",
+        help="learning rate: a warmup then cosine decay, or constant",
     )
     parser.add_argument(
         "--clipnorm",
@@ -387,7 +422,12 @@ def main():
         default=5.0,
         help="gradient norm clipping (0: none)",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the generated data and of the initial weights",
+    )
     parser.add_argument(
         "--train-file",
         help="a file of the ListOps release (label<TAB>binary parse), e.g. "

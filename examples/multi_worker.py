@@ -103,10 +103,17 @@ def train_worker(args):
         callbacks.append(
             kr.distribute.backup_and_restore(args.backup_dir, strategy)
         )
+    if is_chief:
+        from _progress import EpochLine
+
+        # One line per epoch into the chief's log.
+        callbacks.append(EpochLine())
     model.fit(
         make_dataset(x, y),
         epochs=args.epochs,
-        verbose=2 if is_chief else 0,
+        # The dataset fixes the order of the batches (see make_dataset).
+        shuffle=False,
+        verbose=0,
         callbacks=callbacks,
     )
     if is_chief and args.out:
@@ -199,15 +206,39 @@ def run_local(args, directory):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--samples", type=int, default=512)
-    parser.add_argument("--length", type=int, default=20)
-    parser.add_argument("--units", type=int, default=16)
-    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="workers the local launcher starts (without TF_CONFIG)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=512,
+        help="training sequences of the adding problem",
+    )
+    parser.add_argument(
+        "--length", type=int, default=20, help="steps per sequence"
+    )
+    parser.add_argument(
+        "--units", type=int, default=16, help="units of the PeepholeLSTM"
+    )
+    parser.add_argument("--epochs", type=int, default=5, help="training epochs")
     parser.add_argument("--backup-dir", help="shared by all workers")
     parser.add_argument("--out", help="where the chief writes the weights")
-    parser.add_argument("--restarts", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument(
+        "--restarts",
+        type=int,
+        default=2,
+        help="how often the launcher restarts the workers after a failure",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=1800,
+        help="seconds the launcher waits for each worker",
+    )
     parser.add_argument(
         "--smoke", action="store_true", help="a tiny job (about a minute)"
     )
@@ -226,7 +257,7 @@ def main():
     # The same training in this one process, on the same global batches.
     x, y = make_data(args)
     model = build_model(args)
-    model.fit(make_dataset(x, y), epochs=args.epochs, verbose=0)
+    model.fit(make_dataset(x, y), epochs=args.epochs, shuffle=False, verbose=0)
     difference = max(
         float(np.abs(a - b).max())
         for a, b in zip(job, model.get_weights(), strict=True)

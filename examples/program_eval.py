@@ -52,6 +52,7 @@ quiet_tensorflow()
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -211,7 +212,8 @@ def run(args):
         model.fit(
             Batches(*train, args.batch_size, seed=args.seed),
             epochs=args.epochs,
-            verbose=2 if args.verbose else 0,
+            verbose=0,
+            callbacks=[EpochLine(f"  {name} ")] if args.verbose else [],
         )
         seconds = time.time() - start
         accuracies[name] = {
@@ -264,8 +266,20 @@ def run(args):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--lengths", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--nestings", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument(
+        "--lengths",
+        type=int,
+        nargs="+",
+        default=[1, 2, 3],
+        help="digits of the numbers: the grid's length values",
+    )
+    parser.add_argument(
+        "--nestings",
+        type=int,
+        nargs="+",
+        default=[1, 2, 3],
+        help="operations composed: the grid's nesting values",
+    )
     parser.add_argument(
         "--train-size",
         type=int,
@@ -275,8 +289,12 @@ def parse_args(argv=None):
     parser.add_argument(
         "--test-size", type=int, default=300, help="test programs per cell"
     )
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--units", type=int, default=128)
+    parser.add_argument(
+        "--epochs", type=int, default=5, help="training epochs of each model"
+    )
+    parser.add_argument(
+        "--units", type=int, default=128, help="units per layer of both models"
+    )
     parser.add_argument(
         "--stacked-units",
         type=int,
@@ -284,12 +302,32 @@ def parse_args(argv=None):
         help="width of the stacked LSTM's layers (default: --units); e.g. "
         "146 with --units 128 matches GF's parameter count",
     )
-    parser.add_argument("--layers", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json-out", default=None, metavar="PATH")
-    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument(
+        "--layers", type=int, default=3, help="recurrent layers of both models"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=64, help="programs per batch"
+    )
+    parser.add_argument(
+        "--lr", type=float, default=2e-3, help="Adam's learning rate"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the programs and of the initial weights",
+    )
+    parser.add_argument(
+        "--json-out",
+        default=None,
+        metavar="PATH",
+        help="write the configuration and results here",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print one line per training epoch",
+    )
     parser.add_argument(
         "--smoke",
         action="store_true",

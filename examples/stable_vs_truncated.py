@@ -41,6 +41,7 @@ quiet_tensorflow()
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from _progress import EpochLine  # noqa: E402
 from keras import ops  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
@@ -182,6 +183,7 @@ def train(model, x, y, vocab_size, args):
         batch_size=args.batch_size,
         epochs=args.epochs,
         verbose=0,
+        callbacks=[EpochLine("    ")],
     )
     return time.perf_counter() - start
 
@@ -189,12 +191,30 @@ def train(model, x, y, vocab_size, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--text-file", help="Train on this text file.")
-    parser.add_argument("--max-chars", type=int, default=160_000)
-    parser.add_argument("--sequence-length", type=int, default=64)
-    parser.add_argument("--units", type=int, default=64)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--learning-rate", type=float, default=1e-2)
+    parser.add_argument(
+        "--max-chars",
+        type=int,
+        default=160_000,
+        help="characters of text used (read from --text-file, or generated)",
+    )
+    parser.add_argument(
+        "--sequence-length",
+        type=int,
+        default=64,
+        help="characters per training window",
+    )
+    parser.add_argument(
+        "--units", type=int, default=64, help="units of every LSTM"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=32, help="windows per batch"
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=3, help="training epochs of each model"
+    )
+    parser.add_argument(
+        "--learning-rate", type=float, default=1e-2, help="Adam's learning rate"
+    )
     parser.add_argument(
         "--max-forget-gate",
         type=float,
@@ -202,9 +222,18 @@ def main():
         help="λ of the stable LSTM: the bound on its forget gates.",
     )
     parser.add_argument(
-        "--windows", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32]
+        "--windows",
+        type=int,
+        nargs="+",
+        default=[1, 2, 4, 8, 16, 32],
+        help="the k of the truncated models: characters each one reads",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the generated text and of the initial weights",
+    )
     args = parser.parse_args()
     # Every model traces its own functions; TensorFlow warns about that.
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
