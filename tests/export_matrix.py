@@ -1,6 +1,6 @@
 """One SavedModel per family, exported on the current Keras backend.
 
-    KERAS_BACKEND=jax python -m tests.export_matrix OUT_DIR
+    KERAS_BACKEND=jax python -m tests.export_matrix OUT_DIR [CASE ...]
 
 exports, for each case of `CASES`, a model with fixed weights to
 `OUT_DIR/<case>/saved_model` with `kr.export.export_saved_model` (open batch,
@@ -192,10 +192,15 @@ def export_case(case, directory):
     )
 
 
-def run(out_dir):
-    """`{case: "ok" or the error}`; artifacts under `out_dir/<slug>`."""
+def run(out_dir, names=None):
+    """`{case: "ok" or the error}`; artifacts under `out_dir/<slug>`.
+
+    `names`: the cases to run, default all.
+    """
     results = {}
     for name, case in CASES.items():
+        if names and name not in names:
+            continue
         directory = pathlib.Path(out_dir) / _slug(name)
         directory.mkdir(parents=True, exist_ok=True)
         try:
@@ -208,5 +213,5 @@ def run(out_dir):
 
 
 if __name__ == "__main__":
-    results = run(sys.argv[1])
+    results = run(sys.argv[1], sys.argv[2:])
     print(json.dumps({"backend": keras.backend.backend(), "cases": results}))

@@ -23,6 +23,15 @@ from tests.export_matrix import _slug
 
 ROOT = Path(__file__).resolve().parents[2]
 ATOL = 1e-5
+# Known failures, each with the text its error must contain: when a change
+# fixes one, this test fails until the entry goes. On JAX the Tree-LSTMs'
+# static schedule sizes its window with `max(N // 2, 1)`, which a symbolic
+# `N` cannot give a static shape (keras_recurrent/layers/_tree_levels.py,
+# rewritten by the tree level schedule of issue 25, section 1).
+KNOWN_FAILURES = {
+    ("jax", "ChildSumTreeLSTM"): "Shapes must be 1D sequences of concrete",
+    ("jax", "NaryTreeLSTM"): "Shapes must be 1D sequences of concrete",
+}
 
 
 def _export_all(backend, out_dir):
@@ -85,11 +94,24 @@ def test_every_family_exports_from_backend(
     tf_dir, tf_cases = tensorflow_exports
     assert tf_cases == {name: "ok" for name in CASES}
     cases = _export_all(backend, tmp_path)
-    failed = {name: error for name, error in cases.items() if error != "ok"}
+    known = {
+        name: text
+        for (known_backend, name), text in KNOWN_FAILURES.items()
+        if known_backend == backend
+    }
+    for name, text in known.items():
+        assert text in cases[name], (name, cases[name])
+    failed = {
+        name: error
+        for name, error in cases.items()
+        if error != "ok" and name not in known
+    }
     assert not failed, failed
 
     matrix = {}
     for name in CASES:
+        if name in known:
+            continue
         directory = tmp_path / _slug(name)
         signatures, served = _serve(directory)
         tf_signatures, tf_served = _serve(tf_dir / _slug(name))
