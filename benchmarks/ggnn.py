@@ -44,7 +44,12 @@ With `--backend`, each backend's subprocess times only our rows of 1. and
 2. (`train_on_batch` with `jit_compile="auto"` unless `--jit-compile`: XLA
 on JAX, off on TensorFlow's CPU and on torch), not PyG, the profile or the
 scaling table, and a last table gives the ratio of each backend to
-TensorFlow.
+TensorFlow. On JAX it first counts the train-step compilations of one
+`fit` epoch over `--compile-graphs` graphs of varied sizes, batched by
+`kr.graphs.padded_batch` with and without node and edge budgets
+(`kr.testing.count_jax_compilations`).
+
+    python benchmarks/ggnn.py --backend jax --repeats 3
 """
 
 import argparse
@@ -302,8 +307,88 @@ def print_keras_rows(title, times):
         )
 
 
+def variable_size_graphs(args, seed=2):
+    """`args.compile_graphs` graphs of 1/2 to 1x `--nodes` and `--edges`,
+    as a `tf.data.Dataset` of `(graph, target)`."""
+    rng = np.random.default_rng(seed)
+    examples = []
+    for _ in range(args.compile_graphs):
+        num_nodes = int(rng.integers(args.nodes // 2, args.nodes + 1))
+        num_edges = int(rng.integers(args.edges // 2, args.edges + 1))
+        graph = kr.graphs.encode_graph(
+            [tuple(e) for e in rng.integers(0, num_nodes, (num_edges, 2))],
+            num_nodes=num_nodes,
+            node_inputs=rng.normal(size=(num_nodes, args.features)),
+            num_edge_types=1,
+        )
+        examples.append((graph, np.float32(rng.normal())))
+    spec = (
+        kr.graphs.graph_spec(args.features),
+        tf.TensorSpec((), tf.float32),
+    )
+    return tf.data.Dataset.from_generator(
+        lambda: iter(examples), output_signature=spec
+    )
+
+
+def compile_counts(args):
+    """Train-step compilations of one `fit` epoch on JAX: graphs of varied
+    sizes through `kr.graphs.padded_batch`, with and without budgets."""
+    dataset = variable_size_graphs(args)
+    pipelines = {
+        "padded to each batch's largest graph": kr.graphs.padded_batch(
+            dataset, args.compile_batch, drop_remainder=True
+        ),
+        f"budgets num_nodes={args.nodes}, num_edges={args.edges}": (
+            kr.graphs.padded_batch(
+                dataset,
+                args.compile_batch,
+                num_nodes=args.nodes,
+                num_edges=args.edges,
+                drop_remainder=True,
+            )
+        ),
+    }
+    print(
+        f"\n### Compilations, one epoch of {args.compile_graphs} graphs of "
+        f"{args.nodes // 2}-{args.nodes} nodes, {args.edges // 2}-"
+        f"{args.edges} edges, batch {args.compile_batch} "
+        f"({keras.backend.backend()})\n"
+    )
+    print(
+        "| pipeline | batches | batch shapes | train-step compilations "
+        "| epoch s |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, batched in pipelines.items():
+        shapes = {
+            (tuple(graph["node_inputs"].shape), tuple(graph["edges"].shape))
+            for graph, _ in batched
+        }
+        inputs = kr.graphs.graph_inputs(args.features)
+        states = kr.layers.GatedGraph(
+            args.units, 1, propagation_steps=args.steps
+        )(inputs)
+        pooled = kr.layers.GraphReadout(args.units)(
+            [states, inputs["node_inputs"], inputs["node_mask"]]
+        )
+        model = keras.Model(inputs, keras.layers.Dense(1)(pooled))
+        model.compile(keras.optimizers.Adam(1e-3), "mse")
+        start = time.perf_counter()
+        with kr.testing.count_jax_compilations() as compiles:
+            model.fit(batched, epochs=1, verbose=0)
+        seconds = time.perf_counter() - start
+        print(
+            f"| {name} | {args.compile_graphs // args.compile_batch} | "
+            f"{len(shapes)} | {compiles.of('train_step')} | {seconds:.1f} |"
+        )
+
+
 def backend_run(args):
-    """What one `--backend` subprocess times: our rows of 1. and 2."""
+    """What one `--backend` subprocess times: our rows of 1. and 2., and
+    on JAX the compilations of one epoch of variable-size batches."""
+    if keras.backend.backend() == "jax" and args.compile_graphs:
+        compile_counts(args)
     medians = {}
     for title, num_edge_types, reverse in (
         ("One edge type, no reverse edges", 1, False),
@@ -632,6 +717,14 @@ def main():
         default=10**6,
         help="largest total node count of the scaling table (0 to skip)",
     )
+    parser.add_argument(
+        "--compile-graphs",
+        type=int,
+        default=64,
+        help="with --backend jax: graphs of the epoch whose compilations "
+        "are counted (0 to skip)",
+    )
+    parser.add_argument("--compile-batch", type=int, default=8)
     parser.add_argument("--torch-threads", type=int, default=2)
     parser.add_argument(
         "--profile",

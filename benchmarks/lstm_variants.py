@@ -9,6 +9,12 @@ time and its ratio to `keras.layers.LSTM` of the same size.
     python benchmarks/lstm_variants.py --sizes small --repeats 5
     python benchmarks/lstm_variants.py --only PeepholeLSTM CoupledLSTM
     python benchmarks/lstm_variants.py --backend all   # + ratio to TF
+
+On JAX (`--backend jax`) it first counts the train-step compilations of one
+`fit` epoch over sequences of varied lengths (`kr.testing.
+count_jax_compilations`): padded to each batch's longest sequence, and
+bucketed by length with `tf.data`'s `bucket_by_sequence_length` padded to
+the bucket boundaries.
 """
 
 import argparse
@@ -27,6 +33,7 @@ if __name__ == "__main__":
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402  (tf.data, on every backend)
 
 import keras_recurrent as kr  # noqa: E402
 
@@ -108,6 +115,74 @@ def report(size, times, params):
     return "\n".join(lines)
 
 
+def bucket_by_length(dataset, batch_size, boundaries):
+    """Batches of one padded length per bucket: `boundaries[i] - 1`."""
+    return dataset.bucket_by_sequence_length(
+        lambda x, y: tf.shape(x)[0],
+        bucket_boundaries=boundaries,
+        bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
+        pad_to_bucket_boundary=True,
+        drop_remainder=True,
+    )
+
+
+def compile_counts(args, features=8, units=16, batch_size=16):
+    """Train-step compilations of one `fit` epoch of sequences of 1 to
+    `args.max_length` steps, with and without length buckets (JAX)."""
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(1, args.max_length + 1, size=args.compile_sequences)
+    sequences = [
+        rng.normal(size=(length, features)).astype("float32")
+        for length in lengths
+    ]
+    targets = rng.normal(size=len(sequences)).astype("float32")
+    dataset = tf.data.Dataset.from_generator(
+        lambda: zip(sequences, targets, strict=True),
+        output_signature=(
+            tf.TensorSpec((None, features), tf.float32),
+            tf.TensorSpec((), tf.float32),
+        ),
+    )
+    boundaries = [
+        args.max_length * (i + 1) // args.buckets + 1
+        for i in range(args.buckets)
+    ]
+    pipelines = {
+        "padded to each batch's longest": dataset.padded_batch(
+            batch_size, drop_remainder=True
+        ),
+        f"bucket_by_sequence_length, boundaries {boundaries}": (
+            bucket_by_length(dataset, batch_size, boundaries)
+        ),
+    }
+    print(
+        f"\nCompilations, one epoch of {len(sequences)} sequences of 1-"
+        f"{args.max_length} steps, batch {batch_size}, PeepholeLSTM({units}) "
+        f"({keras.backend.backend()})\n"
+    )
+    print(
+        "| pipeline | batches | batch shapes | train-step compilations "
+        "| epoch s |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    for name, batched in pipelines.items():
+        shapes = {tuple(x.shape) for x, _ in batched}
+        frames = keras.Input((None, features))
+        hidden = kr.layers.PeepholeLSTM(units)(keras.layers.Masking()(frames))
+        model = keras.Model(frames, keras.layers.Dense(1)(hidden))
+        model.compile(keras.optimizers.SGD(1e-3), "mse")
+        start = time.perf_counter()
+        with kr.testing.count_jax_compilations() as compiles:
+            model.fit(batched, epochs=1, verbose=0)
+        seconds = time.perf_counter() - start
+        batches = sum(1 for _ in batched)
+        print(
+            f"| {name} | {batches} | {len(shapes)} | "
+            f"{compiles.of('train_step')} | {seconds:.1f} |",
+            flush=True,
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -121,9 +196,20 @@ def main(argv=None):
         help="time only these layers (and keras.layers.LSTM), e.g. "
         "PeepholeLSTM 'LSTMVariant(NIG)'",
     )
+    parser.add_argument(
+        "--compile-sequences",
+        type=int,
+        default=128,
+        help="on JAX: sequences of the epoch whose compilations are "
+        "counted (0 to skip)",
+    )
+    parser.add_argument("--max-length", type=int, default=100)
+    parser.add_argument("--buckets", type=int, default=4)
     _backend.add_backend_argument(parser)
     args = parser.parse_args(argv)
     print(f"Keras {keras.__version__}, backend {keras.backend.backend()}")
+    if keras.backend.backend() == "jax" and args.compile_sequences:
+        compile_counts(args)
     medians = {}
     for size in args.sizes:
         times, params = time_models(size, args.repeats, only=args.only)

@@ -7,6 +7,11 @@ import warnings
 import keras
 import tensorflow as tf
 
+from keras_recurrent.export import _jax_export
+from keras_recurrent.export._tensorflow_process import (
+    export_in_tensorflow_process,
+)
+
 LENGTHS_NAME = "lengths"
 _AUTO_TENSOR_NAME = re.compile(r"^keras_tensor(_\d+)?$")
 # Keras warns whenever a mask is passed to a functional model, which does not
@@ -22,6 +27,7 @@ def export_saved_model(
     lengths=False,
     input_signature=None,
     endpoint_name="serve",
+    polymorphic_shapes=None,
 ):
     """Exports a Keras model as a TensorFlow SavedModel for serving.
 
@@ -68,6 +74,28 @@ def export_saved_model(
     not hold one length per sequence, or when `T = 0`. A batch of 0
     sequences gives outputs with a batch of 0.
 
+    Every backend gives the same SavedModel: same signature names, inputs
+    and outputs, and outputs within float32 rounding (1e-5) of the
+    TensorFlow-made one; it loads in plain TensorFlow on every backend.
+
+    - TensorFlow: `keras.export.ExportArchive` traces the model.
+    - JAX: the model is converted with `jax2tf` into one `XlaCallModule` op
+      (StableHLO, lowered for the platform JAX runs on) inside a
+      `tf.function` whose TensorFlow ops run the checks and make the mask
+      described above. Open axes become jax2tf dimension variables: axis 0
+      is `batch`, the node and edge axes of the tensors named as
+      `kr.trees.tree_inputs` and `kr.graphs.graph_inputs` name them share
+      `nodes` and `edges`, every other open axis gets a variable of its
+      own. Pass `polymorphic_shapes` when other inputs must agree on a
+      size.
+    - PyTorch: Keras cannot trace a model there (keras-team/keras `track`
+      is not supported on the torch backend), so the model is saved to a
+      temporary `.keras` file, rebuilt from its config and weights in a
+      Python subprocess on the TensorFlow backend and exported there. The
+      model must therefore be serializable (functional and `Sequential`
+      models are; a subclassed model needs `get_config`). The subprocess
+      takes a few seconds to start TensorFlow.
+
     Args:
         model: A built `keras.Model`. Functional and `Sequential` models
             describe their inputs; subclassed models need `input_signature`.
@@ -82,6 +110,11 @@ def export_saved_model(
             named `input_{i}`.
         endpoint_name: Name of the signature. The first endpoint is also
             exported as `"serving_default"`. Defaults to `"serve"`.
+        polymorphic_shapes: Optional list of jax2tf shape strings, one per
+            model input (not `lengths`), such as `["(batch, n, 8)",
+            "(batch, n, 2)"]`; open axes with the same name must have the
+            same size. Used on the JAX backend only; defaults to the naming
+            described above.
 
     Returns:
         The list of `tf.TensorSpec` of the signature's inputs, in order
@@ -146,14 +179,44 @@ def export_saved_model(
             f"{LENGTHS_NAME!r}, which a model input already uses. "
             f"Received input names: {names}"
         )
-    serve = _make_serving_fn(model, model_inputs, specs, lengths)
+    prepare, model_call, mask_index = _serving_parts(
+        model, model_inputs, specs, lengths
+    )
+    model_specs = specs
     if lengths:
         specs = specs + [tf.TensorSpec((None,), tf.int32, name=LENGTHS_NAME)]
 
-    archive = keras.export.ExportArchive()
-    archive.track(model)
-    archive.add_endpoint(endpoint_name, serve, input_signature=specs)
-    archive.write_out(str(filepath), verbose=False)
+    backend = keras.backend.backend()
+    if backend == "torch":
+        export_in_tensorflow_process(
+            model,
+            filepath,
+            lengths=lengths,
+            input_signature=None if input_signature is None else model_specs,
+            endpoint_name=endpoint_name,
+        )
+    elif backend == "jax":
+        _jax_export.write_saved_model(
+            model,
+            filepath,
+            specs,
+            prepare,
+            model_call,
+            endpoint_name=endpoint_name,
+            polymorphic_shapes=_jax_export.polymorphic_shapes(
+                model_specs, polymorphic_shapes
+            ),
+            mask_index=mask_index,
+        )
+    else:
+
+        def serve(*args):
+            return model_call(*prepare(args))
+
+        archive = keras.export.ExportArchive()
+        archive.track(model)
+        archive.add_endpoint(endpoint_name, serve, input_signature=specs)
+        archive.write_out(str(filepath), verbose=False)
     return specs
 
 
@@ -256,16 +319,33 @@ def _sequence_input(model, model_inputs, specs):
     return sequences[0], None
 
 
-def _make_serving_fn(model, model_inputs, specs, lengths):
+def _serving_parts(model, model_inputs, specs, lengths):
+    """The served function in two parts, and where the lengths mask goes.
+
+    Returns `(prepare, model_call, mask_index)`:
+
+    - `prepare(args)` takes the signature's tensors (`lengths` last) and
+      returns `(inputs, mask)`: TensorFlow ops only (run-time checks, the
+      mask from `lengths`, pad values written into the padding), so that on
+      JAX they run in TensorFlow around the converted model (checks on
+      traced JAX values would fail) and nowhere change the numbers;
+    - `model_call(inputs, mask)` runs the model on the backend's tensors and
+      returns the dict of outputs; `mask` is `None` or the `(batch, T)`
+      boolean mask of input `mask_index`;
+    - `mask_index` is `None` when no mask is passed to the model.
+    """
+
     def model_call(inputs, mask=None):
-        inputs = _pack_inputs(model, inputs)
+        inputs = _pack_inputs(model, list(inputs))
         if mask is None:
             outputs = model(inputs, training=False)
         else:
-            mask = _pack_inputs(model, mask)
+            masks = [None] * len(specs)
+            masks[mask_index] = mask
+            masks = _pack_inputs(model, masks)
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", _MASK_WARNING, UserWarning)
-                outputs = model(inputs, mask=mask, training=False)
+                outputs = model(inputs, mask=masks, training=False)
         return _output_dict(model, outputs)
 
     if not lengths:
@@ -274,16 +354,17 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
         # nothing. (Tree and graph layers name an empty node axis
         # themselves.)
         sequence_spec = _single_sequence_spec(specs)
+        mask_index = None
 
-        def serve(*inputs):
-            inputs = list(inputs)
+        def prepare(args):
+            inputs = list(args)
             if sequence_spec is not None:
                 check = _assert_timesteps(inputs[0], sequence_spec.name)
                 with tf.control_dependencies([check]):
                     inputs[0] = tf.identity(inputs[0])
-            return model_call(inputs)
+            return inputs, None
 
-        return serve
+        return prepare, model_call, mask_index
 
     index, pad_value = _sequence_input(model, model_inputs, specs)
     call_parameters = inspect.signature(model.call).parameters
@@ -294,8 +375,9 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
             f"accept `mask` in `call`. Received: model {model.name!r} "
             f"with call{inspect.signature(model.call)}"
         )
+    mask_index = index if pad_value is None else None
 
-    def serve(*args):
+    def prepare(args):
         inputs, sequence_lengths = list(args[:-1]), args[-1]
         sequences = inputs[index]
         with tf.control_dependencies(
@@ -303,21 +385,19 @@ def _make_serving_fn(model, model_inputs, specs, lengths):
         ):
             sequence_lengths = tf.identity(sequence_lengths)
         mask = tf.sequence_mask(sequence_lengths, tf.shape(sequences)[1])
-        if pad_value is not None:
-            broadcast_mask = mask
-            for _ in range(sequences.shape.rank - 2):
-                broadcast_mask = broadcast_mask[..., None]
-            inputs[index] = tf.where(
-                broadcast_mask,
-                sequences,
-                tf.cast(pad_value, sequences.dtype),
-            )
-            return model_call(inputs)
-        masks = [None] * len(inputs)
-        masks[index] = mask
-        return model_call(inputs, masks)
+        if pad_value is None:
+            return inputs, mask
+        broadcast_mask = mask
+        for _ in range(sequences.shape.rank - 2):
+            broadcast_mask = broadcast_mask[..., None]
+        inputs[index] = tf.where(
+            broadcast_mask,
+            sequences,
+            tf.cast(pad_value, sequences.dtype),
+        )
+        return inputs, None
 
-    return serve
+    return prepare, model_call, mask_index
 
 
 def _single_sequence_spec(specs):

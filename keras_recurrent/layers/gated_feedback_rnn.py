@@ -264,9 +264,20 @@ class GatedFeedbackRNN(CellRNN):
 def _carry_last_valid(outputs, mask):
     """`outputs[b, t]` replaced by `outputs[b, s]`, `s` the last step `<= t`
     that `mask` keeps (zeros before the first), as TensorFlow's loop does."""
-    steps = ops.arange(ops.shape(mask)[1], dtype="int32")
-    latest = ops.where(ops.cast(mask, "bool"), steps[None, :], -1)
-    latest = ops.associative_scan(ops.maximum, latest, axis=1)
+    # A running maximum, without a scan over the time axis: jax2tf cannot
+    # export an associative scan over an open number of steps. The kept
+    # steps sorted first, in order (unique keys), and the count of kept
+    # steps up to `t` picks the last of them.
+    mask = ops.cast(mask, "bool")
+    timesteps = ops.shape(mask)[1]
+    steps = ops.arange(timesteps, dtype="int32")[None, :]
+    kept_first = ops.argsort(ops.where(mask, steps, steps + timesteps), axis=1)
+    kept = ops.cumsum(ops.cast(mask, "int32"), axis=1)
+    latest = ops.where(
+        kept > 0,
+        ops.take_along_axis(kept_first, ops.maximum(kept - 1, 0), axis=1),
+        -1,
+    )
     carried = ops.take_along_axis(
         outputs, ops.maximum(latest, 0)[:, :, None], axis=1
     )

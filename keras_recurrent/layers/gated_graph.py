@@ -362,7 +362,9 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         if self.aggregation != "auto":
             return self.aggregation == "dense"
         num_nodes, num_edges = nodes_shape[1], edges_shape[1]
-        if num_nodes is None or num_edges is None:
+        # Open sizes are `None`, or symbols when jax2tf traces with
+        # polymorphic shapes (the SavedModel from JAX): sparse either way.
+        if not isinstance(num_nodes, int) or not isinstance(num_edges, int):
             return False
         num_messages = num_edges * (2 if self.add_reverse_edges else 1)
         cells = self.num_message_types * num_nodes * num_nodes

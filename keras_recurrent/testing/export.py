@@ -257,7 +257,7 @@ def _expected_outputs(model, arrays, input_specs, lengths):
         )
         return model.predict(saved_model._pack_inputs(model, padded), verbose=0)
     masks = [None] * len(arrays)
-    masks[index] = mask
+    masks[index] = keras.ops.convert_to_tensor(mask)  # torch takes no NumPy
     with warnings.catch_warnings():
         warnings.filterwarnings(
             "ignore", saved_model._MASK_WARNING, UserWarning

@@ -1,0 +1,138 @@
+"""The SavedModel of `export_saved_model` on the JAX backend.
+
+The model runs as one `jax2tf`-converted function (StableHLO in an
+`XlaCallModule` op) inside a `tf.function` whose TensorFlow ops check the
+inputs and make the lengths mask, as on the TensorFlow backend: checks on
+traced JAX values cannot raise at serving time.
+"""
+
+import itertools
+
+import keras
+import tensorflow as tf
+
+# Open axes shared between the package's tree and graph tensors (the names
+# `kr.trees.tree_inputs` and `kr.graphs.graph_inputs` give their inputs):
+# jax2tf must see one dimension variable for `N` (and one for `E`), else it
+# cannot prove the tensors agree and the layers' shape checks fail.
+_SHARED_AXES = {
+    "node_inputs": {1: "nodes"},
+    "node_tokens": {1: "nodes"},
+    "children": {1: "nodes"},
+    "node_mask": {1: "nodes"},
+    "edges": {1: "edges"},
+    "edge_types": {1: "edges"},
+}
+_BATCH = "batch"
+
+
+def polymorphic_shapes(specs, shapes=None):
+    """One jax2tf shape string per signature input (`lengths` excluded).
+
+    Args:
+        specs: The signature's `tf.TensorSpec`s of the model inputs.
+        shapes: Optional list of strings given by the user, one per spec,
+            used as they are.
+
+    Returns:
+        A list of strings such as `"(batch, nodes, 8)"`: static sizes as
+        numbers, axis 0 `batch`, the node and edge axes of the tree and graph
+        tensors `nodes` and `edges`, every other open axis a variable of its
+        own.
+    """
+    if shapes is not None:
+        if not isinstance(shapes, (list, tuple)) or len(shapes) != len(specs):
+            raise ValueError(
+                "Argument `polymorphic_shapes` must be a list of one jax2tf "
+                f"shape string per model input ({len(specs)}: "
+                f"{[spec.name for spec in specs]}). "
+                f"Received: polymorphic_shapes={shapes!r}"
+            )
+        return list(shapes)
+    fresh = (f"d{i}" for i in itertools.count())
+    result = []
+    for spec in specs:
+        shared = _SHARED_AXES.get(spec.name, {})
+        dims = []
+        for axis, size in enumerate(spec.shape.as_list()):
+            if size is not None:
+                dims.append(str(size))
+            elif axis == 0:
+                dims.append(_BATCH)
+            else:
+                dims.append(shared.get(axis) or next(fresh))
+        result.append(f"({', '.join(dims)})" if dims else "()")
+    return result
+
+
+def _mask_shape(input_shape):
+    """`(batch, T)` of the mask of an input of shape string `input_shape`."""
+    dims = [dim.strip() for dim in input_shape.strip("()").split(",")]
+    return f"({dims[0]}, {dims[1]})"
+
+
+def write_saved_model(
+    model,
+    filepath,
+    specs,
+    prepare,
+    model_call,
+    *,
+    endpoint_name,
+    polymorphic_shapes,
+    mask_index,
+):
+    """Writes the SavedModel of `model` (on the JAX backend) to `filepath`.
+
+    `specs`, `prepare` and `model_call` are those of
+    `saved_model._serving_parts`; the signatures are the TensorFlow
+    backend's: `endpoint_name` and `"serving_default"`, same inputs, same
+    outputs.
+    """
+    from jax.experimental import jax2tf
+
+    variables = list(model.variables)
+    module = tf.Module()
+    module.model_variables = [
+        tf.Variable(
+            keras.ops.convert_to_numpy(variable.value),
+            trainable=variable.trainable,
+            name=variable.name,
+        )
+        for variable in variables
+    ]
+    with_mask = mask_index is not None
+
+    def stateless_call(values, *args):
+        inputs = list(args[:-1]) if with_mask else list(args)
+        mask = args[-1] if with_mask else None
+        mapping = list(zip(variables, values, strict=True))
+        with keras.StatelessScope(state_mapping=mapping):
+            return model_call(inputs, mask)
+
+    shapes = [None, *polymorphic_shapes]
+    if with_mask:
+        shapes.append(_mask_shape(polymorphic_shapes[mask_index]))
+    converted = jax2tf.convert(
+        stateless_call, polymorphic_shapes=shapes, with_gradient=False
+    )
+
+    def serve(*args):
+        inputs, mask = prepare(args)
+        extra = [mask] if with_mask else []
+        return converted(list(module.model_variables), *inputs, *extra)
+
+    module.serve = tf.function(serve, input_signature=specs, autograph=False)
+    try:
+        concrete = module.serve.get_concrete_function()
+    except Exception as error:
+        raise ValueError(
+            "Could not convert the model with jax2tf for the signature "
+            f"inputs {[spec.name for spec in specs]} with the shapes "
+            f"{polymorphic_shapes}. If two open axes must have the same "
+            "size, give them the same name in `polymorphic_shapes`. "
+            f"Received error: {error}"
+        ) from error
+    signatures = {endpoint_name: concrete}
+    signatures.setdefault("serving_default", concrete)
+    tf.saved_model.save(module, str(filepath), signatures=signatures)
