@@ -235,19 +235,16 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             )
             return [zeros, zeros] if self.return_state else zeros
         children = ops.cast(children, "int32")
-        if levels is not None:
-            levels = ops.cast(levels, "int32")
-            check_schedule_eagerly(self, levels, children, node_mask)
-        if in_xla_context() or (
-            levels is not None and keras.backend.backend() == "torch"
-        ):
+        if in_xla_context():
             outputs = self._call_static(
                 node_inputs, children, node_mask, training, levels
             )
         else:
-            # TensorFlow without XLA: the schedule derived in the graph
-            # over the real nodes alone (dynamic shapes, no padding) is
-            # faster than the host's (docs/design/tree_lstm.md).
+            # TensorFlow without XLA and PyTorch run dynamic shapes: there,
+            # the level order derived in the graph over the real nodes
+            # alone (no padding rows, no empty window rows) is faster than
+            # the host's schedule, which is left unread
+            # (docs/design/tree_lstm.md).
             outputs = self._call_dynamic(
                 node_inputs, children, node_mask, training
             )
@@ -501,9 +498,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
     def _call_static(
         self, node_inputs, children, node_mask, training, levels=None
     ):
-        """The level loop with static shapes, for XLA and JAX (and for a
-        host schedule, `levels`, on every backend but TensorFlow without
-        XLA).
+        """The level loop with static shapes, for XLA and JAX, fed by the
+        host schedule `levels` or by one derived in the graph.
 
         The states live in two arrays `(B * N + 1, units)` (row `b * N + v`
         is node `v` of tree `b`; the last row is the zero state of empty
@@ -526,6 +522,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         if levels is None:
             schedule = static_schedule(children, real, bad)
         else:
+            levels = ops.cast(levels, "int32")
+            check_schedule_eagerly(self, levels, children, node_mask)
             bad = ops.logical_or(bad, bad_schedules(levels, children, real))
             schedule = self._host_schedule(levels, children, real, bad)
         # Phase 1: every row as a leaf (padding rows as zeros).
