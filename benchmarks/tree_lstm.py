@@ -269,6 +269,7 @@ def backend_run(args):
         # (a) on JAX is the static path derived in the graph (slow).
         del models["(a) level-batched layer"]
     first = batches[0]["trees"]
+    level(first)
     for model, _, _ in models.values():
         if isinstance(model, TreeClassifier):
             model(first)
