@@ -110,6 +110,13 @@ def make_batches(args):
                     trees["children"],
                     trees["node_mask"],
                 ),
+                # The same trees with the host's level schedule.
+                "scheduled": (
+                    trees["node_tokens"],
+                    trees["children"],
+                    trees["node_mask"],
+                    trees["tree_levels"],
+                ),
                 "sequences": sequences,
                 "labels": data["labels"][start:stop],
             }
@@ -128,15 +135,15 @@ class TreeClassifier(keras.Model):
         self.classify = keras.layers.Dense(10)
 
     def call(self, inputs, training=False):
-        tokens, children, node_mask = inputs
+        tokens, children, node_mask, *levels = inputs
         x = self.embedding(tokens)
         return self.classify(
-            self.tree([x, children, node_mask], training=training)
+            self.tree([x, children, node_mask, *levels], training=training)
         )
 
     def node_by_node(self, inputs):
         """The same forward pass, one node at a time."""
-        tokens, children, node_mask = inputs
+        tokens, children, node_mask = inputs[:3]
         layer = self.tree
         units = layer.units
         batch_size = tf.shape(children)[0]
@@ -230,44 +237,192 @@ def train_step_function(model, forward, signature, jit_compile=False):
 
 
 def backend_run(args):
-    """What one `--backend` subprocess times: (a) and (c), `train_on_batch`."""
+    """What one `--backend` subprocess times: `train_on_batch` of (a) and
+    (c), (e) (a)'s model fed the host schedule, and on TensorFlow (d) and
+    (e) compiled with XLA; then the compilations over one epoch."""
     keras.utils.set_random_seed(args.seed)
     batches = make_batches(args)
+    backend = keras.backend.backend()
+    level = TreeClassifier(args.cell, args.units, args.embedding_dim)
+    scheduled = TreeClassifier(args.cell, args.units, args.embedding_dim)
     models = {
-        "(a) level-batched layer": (
-            TreeClassifier(args.cell, args.units, args.embedding_dim),
-            "trees",
-        ),
+        "(a) level-batched layer": (level, "trees", "auto"),
+        "(e) with tree_levels": (scheduled, "scheduled", "auto"),
         "(c) keras.layers.LSTM": (
             SequenceClassifier(args.units, args.embedding_dim),
             "sequences",
+            "auto",
         ),
     }
-    for model, key in models.values():
+    if backend == "tensorflow":
+        models["(d) static path, XLA"] = (
+            TreeClassifier(args.cell, args.units, args.embedding_dim),
+            "trees",
+            True,
+        )
+        models["(e) with tree_levels, XLA"] = (
+            TreeClassifier(args.cell, args.units, args.embedding_dim),
+            "scheduled",
+            True,
+        )
+    if args.skip_derived_static and backend == "jax":
+        # (a) on JAX is the static path derived in the graph (slow).
+        del models["(a) level-batched layer"]
+    first = batches[0]["trees"]
+    level(first)
+    for model, _, _ in models.values():
+        if isinstance(model, TreeClassifier):
+            model(first)
+            model.set_weights(level.get_weights())
+    for model, _, jit_compile in models.values():
         model.compile(
             keras.optimizers.Adam(1e-3),
             keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            jit_compile=jit_compile,
         )
+    # Same weights, same math: the schedule must not change the logits.
+    difference = max(
+        float(
+            np.abs(
+                keras.ops.convert_to_numpy(scheduled(batch["scheduled"]))
+                - keras.ops.convert_to_numpy(level(batch["trees"]))
+            ).max()
+        )
+        for batch in batches
+    )
+    if difference > 1e-4:
+        raise RuntimeError(f"The schedule changes the logits: {difference}")
+    for model, key, _ in models.values():
         for batch in batches:  # Traced or compiled once per batch shape.
             model.train_on_batch(batch[key], batch["labels"])
     times = {name: [] for name in models}
     for _ in range(args.repeats):
         for batch in batches:
-            for name, (model, key) in models.items():
+            for name, (model, key, _) in models.items():
                 start = time.perf_counter()
                 model.train_on_batch(batch[key], batch["labels"])
                 times[name].append(time.perf_counter() - start)
     print(
         f"ListOps, {args.cell} cell, batch {args.batch_size}, units "
-        f"{args.units}, backend {keras.backend.backend()}: train_on_batch"
+        f"{args.units}, backend {backend}: train_on_batch; the schedule "
+        f"matches the layer's logits to {difference:.1e}"
     )
-    print(f"{'train step':26s} {'median ms/step':>15s}")
+    print(f"{'train step':28s} {'median ms/step':>15s}")
     medians = {name: statistics.median(t) for name, t in times.items()}
     for name, value in medians.items():
-        print(f"{name:26s} {1000 * value:15.1f}")
-    level, lstm = medians.values()
-    print(f"(a) / (c): {level / lstm:.2f}x")
+        print(f"{name:28s} {1000 * value:15.1f}")
+    if "(a) level-batched layer" in medians:
+        ratio = (
+            medians["(a) level-batched layer"]
+            / medians["(c) keras.layers.LSTM"]
+        )
+        print(f"(a) / (c): {ratio:.2f}x")
+    if backend in ("tensorflow", "jax"):
+        compiles, buckets, num_batches = count_compilations(args)
+        print(
+            f"compilations over one epoch of {num_batches} bucketed batches "
+            f"({buckets} buckets), with tree_levels"
+            + (", XLA" if backend == "tensorflow" else "")
+            + f": {compiles}"
+        )
+        medians["compilations per epoch"] = compiles / 1000
     _backend.record(medians)
+
+
+def bucketed_dataset(args):
+    """One epoch of ListOps trees through `kr.trees.padded_batch`, bucketed
+    by size and padded to the bucket boundaries (the documented
+    pipeline), and its number of buckets."""
+    data = kr.datasets.listops(
+        args.batch_size * args.num_batches * 2,
+        max_length=args.max_length,
+        seed=args.seed + 1,
+    )
+    if args.cell == "child_sum":
+        encoded = [
+            kr.trees.encode_tree(tree, vocabulary=VOCABULARY, num_children=5)
+            for tree in data["trees"]
+        ]
+        width, boundaries = 5, [32, 64, 128]
+    else:
+        encoded = [
+            kr.trees.encode_tree(
+                kr.datasets.listops_binary_tree(tree),
+                vocabulary=VOCABULARY,
+                labeled=False,
+                num_children=2,
+            )
+            for tree in data["trees"]
+        ]
+        width, boundaries = 2, [64, 128, 256]
+    encoded = [
+        (tree, label)
+        for tree, label in zip(encoded, data["labels"], strict=True)
+        if len(tree["node_mask"]) < boundaries[-1]
+        and tree["children"].shape[1] == width
+    ]
+    dataset = tf.data.Dataset.from_generator(
+        lambda: iter(encoded),
+        output_signature=(
+            kr.trees.tree_spec(width),
+            tf.TensorSpec((), tf.int32),
+        ),
+    )
+    batched = kr.trees.padded_batch(
+        dataset,
+        args.batch_size,
+        bucket_boundaries=boundaries,
+        pad_to_bucket_boundary=True,
+        drop_remainder=True,
+    )
+    return batched, len(boundaries)
+
+
+def count_compilations(args):
+    """The programs compiled to train (a)'s model with the schedule over
+    one epoch of `bucketed_dataset`: jitted on JAX, XLA on TensorFlow."""
+    dataset, buckets = bucketed_dataset(args)
+    model = TreeClassifier(args.cell, args.units, args.embedding_dim)
+    batches = [
+        (
+            tuple(
+                np.asarray(trees[name])
+                for name in (
+                    "node_tokens",
+                    "children",
+                    "node_mask",
+                    "tree_levels",
+                )
+            ),
+            np.asarray(labels),
+        )
+        for trees, labels in dataset
+    ]
+    model(batches[0][0])
+    if keras.backend.backend() == "jax":
+        import jax
+
+        count = [0]
+
+        def listen(event, duration, **kwargs):
+            del duration, kwargs
+            if "backend_compile" in event:
+                count[0] += 1
+
+        jax.monitoring.register_event_duration_secs_listener(listen)
+        model.compile(
+            keras.optimizers.Adam(1e-3),
+            keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        )
+        for inputs, labels in batches:
+            model.train_on_batch(inputs, labels)
+        return count[0], buckets, len(batches)
+    step = train_step_function(
+        model, lambda inputs: model(inputs, training=True), None, True
+    )
+    for inputs, labels in batches:
+        step(inputs, labels)
+    return step.experimental_get_tracing_count(), buckets, len(batches)
 
 
 def main():
@@ -282,6 +437,12 @@ def main():
     parser.add_argument("--units", type=int, default=64)
     parser.add_argument("--embedding-dim", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--skip-derived-static",
+        action="store_true",
+        help="with --backend: leave out JAX's row (a), the static path "
+        "that derives its levels in the graph (tens of seconds a step)",
+    )
     _backend.add_backend_argument(parser)
     args = parser.parse_args()
     if _backend.in_backend_run():

@@ -21,10 +21,16 @@ from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
+from keras_recurrent.layers._tree_levels import flat_child_rows
 from keras_recurrent.layers._tree_levels import level_order
 from keras_recurrent.layers._tree_levels import real_node_index
 from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.layers._tree_levels import static_schedule
+from keras_recurrent.layers._tree_schedule import bad_schedules
+from keras_recurrent.layers._tree_schedule import check_schedule_eagerly
+from keras_recurrent.layers._tree_schedule import check_schedule_shape
+from keras_recurrent.layers._tree_schedule import schedule_rows
+from keras_recurrent.layers._tree_schedule import split_schedule
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 
 
@@ -116,8 +122,11 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         return None
 
     def build(self, input_shape):
+        input_shape, levels_shape = split_schedule(input_shape)
         shapes = unpack_tree_inputs(self, input_shape)
         check_tree_input_shapes(self, shapes, arity=self._arity)
+        if levels_shape is not None:
+            check_schedule_shape(self, levels_shape, shapes[1])
         features = shapes[0][-1]
         if features is None:
             raise ValueError(
@@ -198,6 +207,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         )
 
     def call(self, inputs, training=False):
+        inputs, levels = split_schedule(inputs)
         # `convert_to_tensor` also moves tensors to the backend's device
         # (with PyTorch, `fit` may pass integer inputs on the CPU).
         node_inputs, children, node_mask = (
@@ -210,6 +220,9 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             [node_inputs.shape, children.shape, node_mask.shape],
             arity=self._arity,
         )
+        if levels is not None:
+            levels = ops.convert_to_tensor(levels)
+            check_schedule_shape(self, levels.shape, children.shape)
         if on_meta_device(node_inputs, children, node_mask):
             # Shape inference: the level loop needs values, a `"meta"`
             # tensor has none.
@@ -224,9 +237,14 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         children = ops.cast(children, "int32")
         if in_xla_context():
             outputs = self._call_static(
-                node_inputs, children, node_mask, training
+                node_inputs, children, node_mask, training, levels
             )
         else:
+            # TensorFlow without XLA and PyTorch run dynamic shapes: there,
+            # the level order derived in the graph over the real nodes
+            # alone (no padding rows, no empty window rows) is faster than
+            # the host's schedule, which is left unread
+            # (docs/design/tree_lstm.md).
             outputs = self._call_dynamic(
                 node_inputs, children, node_mask, training
             )
@@ -332,7 +350,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
     def _dynamic_levels(
         self, order, inner_x, input_weights, recurrent_mask, leaf_h, leaf_c
     ):
-        """The loop of `_call_dynamic` over the levels of inner nodes."""
+        """The level loop of `_call_dynamic`, fed by its level order: each
+        level is a contiguous block of the level-sorted real nodes."""
         kernel, bias = input_weights
         num_leaves, bounds = order["num_leaves"], order["bounds"]
         inner_slots = order["inner_slots"]
@@ -344,47 +363,104 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         project_in_loop = kernel.shape[0] < kernel.shape[1]
         if not project_in_loop:
             inner_x = self._project(inner_x, kernel, bias)
-        weights = self._level_weights()
 
-        def body(level, h, c):
+        def level_rows(level, h, c):
+            del h, c
             start, stop = bounds[level], bounds[level + 1]
             block = ops.arange(start - num_leaves, stop - num_leaves)
             # A slice, not `take` (which adds five ops to wrap negative
             # indices): `inner_slots` has no gradient.
             slots = inner_slots[start - num_leaves : stop - num_leaves]
-            child_h = ops.take(h, slots, axis=0)
-            if recurrent_mask is not None:
-                child_h = child_h * ops.expand_dims(
-                    ops.take(recurrent_mask, block, axis=0), 1
-                )
-            projected = ops.take(inner_x, block, axis=0)
-            if project_in_loop:
-                projected = self._project(projected, kernel, bias)
-            new_h, new_c = self._update(
-                weights, projected, child_h, ops.take(c, slots, axis=0)
-            )
-            # The level's nodes are the rows `start:stop`: a scatter into
-            # them (`slice_update` has no TensorFlow gradient; the layouts
-            # measured slower are in docs/design/tree_lstm.md).
-            rows = ops.expand_dims(block + num_leaves, -1)
-            return (
-                level + 1,
-                ops.scatter_update(h, rows, new_h),
-                ops.scatter_update(c, rows, new_c),
-            )
+            # The level's nodes are the rows `start:stop`.
+            return block, slots, block + num_leaves, None
 
         inner_zeros = ops.zeros(
             (order["num_real"] - num_leaves + 1, self.units),
             dtype=self.compute_dtype,
         )
+        return self._level_loop(
+            level_rows,
+            (1, order["num_levels"], None),
+            inner_x,
+            (kernel, bias) if project_in_loop else None,
+            recurrent_mask,
+            ops.concatenate([leaf_h, inner_zeros]),
+            ops.concatenate([leaf_c, inner_zeros]),
+        )
+
+    def _level_loop(
+        self, level_rows, bounds, x, input_weights, recurrent_mask, h, c
+    ):
+        """The level loop of every path: one step per level.
+
+        `level_rows(level, h, c)` gives the level's `(rows, slots, out,
+        valid)`: the rows of `x` (its projections, or its inputs when
+        `input_weights` are given, to project in the loop) and of
+        `recurrent_mask` of the level's nodes, their children's rows
+        `(M, K)` in `h` and `c`, the rows their new states go to, and
+        `None` or `(M,)` bool, whether each is a node (the others write
+        zeros). `bounds` is `(first, stop, most)`: the levels
+        `first <= level < stop`; `most`, where `stop` is a tensor, bounds
+        the number of steps for XLA's gradient and JAX (`None` where no
+        bound is needed); a Python `stop` is a loop of static length.
+        """
+        weights = self._level_weights()
+        first, stop, most = bounds
+
+        def step(level, h, c):
+            rows, slots, out, valid = level_rows(level, h, c)
+            child_h = ops.take(h, slots, axis=0)
+            if recurrent_mask is not None:
+                child_h = child_h * ops.expand_dims(
+                    ops.take(recurrent_mask, rows, axis=0), 1
+                )
+            projected = ops.take(x, rows, axis=0)
+            if input_weights is not None:
+                projected = self._project(projected, *input_weights)
+            new_h, new_c = self._update(
+                weights, projected, child_h, ops.take(c, slots, axis=0)
+            )
+            if valid is not None:
+                # Padding entries write zeros into the zero row.
+                valid = ops.expand_dims(valid, -1)
+                new_h = ops.where(valid, new_h, 0.0)
+                new_c = ops.where(valid, new_c, 0.0)
+            # A scatter (`slice_update` has no TensorFlow gradient; the
+            # layouts measured slower are in docs/design/tree_lstm.md).
+            out = ops.expand_dims(out, -1)
+            return (
+                ops.scatter_update(h, out, new_h),
+                ops.scatter_update(c, out, new_c),
+            )
+
+        backend = keras.backend.backend()
+        if isinstance(stop, int):
+            # A host schedule: as many steps as it has levels, a static
+            # number (JAX differentiates a `fori_loop` of static bounds).
+            if backend != "tensorflow":
+                return ops.fori_loop(
+                    first,
+                    stop,
+                    lambda level, states: step(level, *states),
+                    (h, c),
+                )
+            most = stop - first
+        elif backend == "jax" and most is not None:
+            # A loop with static bounds (JAX differentiates no
+            # `while_loop`); the levels past the last one are skipped.
+            def jax_body(level, states):
+                return ops.cond(
+                    ops.less(level, stop),
+                    lambda: step(level, *states),
+                    lambda: states,
+                )
+
+            return ops.fori_loop(first, most + first, jax_body, (h, c))
         _, h, c = ops.while_loop(
-            lambda level, h, c: ops.less(level, order["num_levels"]),
-            body,
-            (
-                ops.convert_to_tensor(1, dtype="int32"),
-                ops.concatenate([leaf_h, inner_zeros]),
-                ops.concatenate([leaf_c, inner_zeros]),
-            ),
+            lambda level, h, c: ops.less(level, stop),
+            lambda level, h, c: (level + 1, *step(level, h, c)),
+            (ops.convert_to_tensor(first, dtype="int32"), h, c),
+            maximum_iterations=most,
         )
         return h, c
 
@@ -419,18 +495,23 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         roots = ops.take(slot, ops.take(index_of, root_rows))
         return [ops.take(state, roots, axis=0) for state in states]
 
-    def _call_static(self, node_inputs, children, node_mask, training):
-        """The level loop with static shapes, for XLA and JAX.
+    def _call_static(
+        self, node_inputs, children, node_mask, training, levels=None
+    ):
+        """The level loop with static shapes, for XLA and JAX, fed by the
+        host schedule `levels` or by one derived in the graph.
 
         The states live in two arrays `(B * N + 1, units)` (row `b * N + v`
         is node `v` of tree `b`; the last row is the zero state of empty
         slots). All rows are computed as leaves at once; then each step of
-        the loop updates one level of inner nodes through a window of a
-        static size, `B * max(N // 2, 1)` rows (a tree has at most `N // 2`
-        inner nodes at one depth), read from the rows sorted by level;
-        unused window rows read and write the zero row. Trees with bad
-        `children` take no part and get NaN outputs (no assertion can run
-        in compiled code).
+        the loop updates the nodes of one level through a window of a
+        static size: with `levels` `(B, L, W)`, the `B * W` rows of step
+        `l`, `L` steps; without, `B * max(N // 2, 1)` rows (a tree has at
+        most `N // 2` inner nodes at one depth) read from the rows sorted
+        by level in the graph. Unused window rows read and write the zero
+        row. Trees with bad `children`, or whose `levels` disagree with
+        them, take no part and get NaN outputs (no assertion can run in
+        compiled code).
         """
         units = self.units
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
@@ -438,7 +519,13 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         real = ops.cast(node_mask, "bool")
         check_children_eagerly(self, children, node_mask)
         bad = bad_trees(children, real)
-        schedule = static_schedule(children, real, bad)
+        if levels is None:
+            schedule = static_schedule(children, real, bad)
+        else:
+            levels = ops.cast(levels, "int32")
+            check_schedule_eagerly(self, levels, children, node_mask)
+            bad = ops.logical_or(bad, bad_schedules(levels, children, real))
+            schedule = self._host_schedule(levels, children, real, bad)
         # Phase 1: every row as a leaf (padding rows as zeros).
         projected, h, c = self._static_leaves(
             node_inputs, ops.reshape(schedule["real"], (-1, 1)), training
@@ -456,6 +543,30 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         )
         # Phase 3: the outputs; NaN for the trees with bad `children`.
         return self._static_outputs((h, c), real, bad, units)
+
+    @staticmethod
+    def _host_schedule(levels, children, real, bad):
+        """`_call_static`'s schedule from a host schedule `levels`: the
+        real nodes of the good trees, each row's children as rows, and the
+        rows of each step (`schedule_rows`), the bad trees' rows out."""
+        batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+        total = batch_size * num_nodes
+        real = ops.logical_and(real, ops.logical_not(ops.expand_dims(bad, -1)))
+        flat_real = ops.reshape(real, (-1,))
+        child_rows = ops.where(
+            ops.expand_dims(flat_real, -1),
+            flat_child_rows(children, total),
+            total,
+        )
+        rows = schedule_rows(levels, num_nodes)
+        good_row = ops.concatenate([flat_real, ops.zeros((1,), "bool")])
+        return {
+            "real": real,
+            "child_rows": ops.concatenate(
+                [child_rows, ops.full_like(child_rows[:1], total)]
+            ),
+            "rows": ops.where(ops.take(good_row, rows), rows, total),
+        }
 
     def _static_leaves(self, node_inputs, flat_real, training):
         """Every row's input projection and its states `(h, c)` as a leaf,
@@ -515,66 +626,56 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         ]
 
     def _static_levels(self, schedule, projected, recurrent_mask, h, c, n):
-        """The loop of `_call_static` over the levels of inner nodes."""
+        """The level loop of `_call_static`, fed by a host schedule (the
+        rows of each step) or by the level order derived in the graph."""
         total = ops.shape(h)[0] - 1
-        window = ops.shape(schedule["order"])[0] - total
-        weights = self._level_weights()
         child_rows = schedule["child_rows"]
+        if "rows" in schedule:
+            step_rows = schedule["rows"]
 
-        def level_step(level, h, c):
-            valid = ops.less(
-                ops.arange(window, dtype="int32"), schedule["counts"][level]
-            )
-            rows = ops.where(
-                valid,
-                ops.slice(
-                    schedule["order"], [schedule["starts"][level]], [window]
-                ),
-                total,
-            )
-            slots = ops.take(child_rows, rows, axis=0)
-            child_h = ops.take(h, slots, axis=0)
-            if recurrent_mask is not None:
-                child_h = child_h * ops.expand_dims(
-                    ops.take(recurrent_mask, rows, axis=0), 1
-                )
-            new_h, new_c = self._update(
-                weights,
-                ops.take(projected, rows, axis=0),
-                child_h,
-                ops.take(c, slots, axis=0),
-            )
-            # Unused window rows write zeros into the zero row.
-            rows = ops.expand_dims(rows, -1)
-            valid = ops.expand_dims(valid, -1)
-            return (
-                ops.scatter_update(h, rows, ops.where(valid, new_h, 0.0)),
-                ops.scatter_update(c, rows, ops.where(valid, new_c, 0.0)),
-            )
-
-        num_levels = schedule["num_levels"]
-        if keras.backend.backend() == "jax":
-            # A loop with static bounds (JAX differentiates no
-            # `while_loop`); the levels past the last one are skipped.
-            def jax_body(level, states):
-                return ops.cond(
-                    ops.less(level, num_levels),
-                    lambda: level_step(level, *states),
-                    lambda: states,
+            def level_rows(level, h, c):
+                del h, c
+                rows = step_rows[level]
+                return (
+                    rows,
+                    ops.take(child_rows, rows, axis=0),
+                    rows,
+                    ops.less(rows, total),
                 )
 
-            return ops.fori_loop(1, n + 1, jax_body, (h, c))
-        _, h, c = ops.while_loop(
-            lambda level, h, c: ops.less(level, num_levels),
-            lambda level, h, c: (level + 1, *level_step(level, h, c)),
-            (ops.convert_to_tensor(1, dtype="int32"), h, c),
-            # A bound XLA needs for the gradient (a tree has at most N
-            # levels).
-            maximum_iterations=n,
+            num_steps = step_rows.shape[0]
+            if num_steps is None:
+                # A `tf.function` traced for any shape, compiled by XLA
+                # for each.
+                num_steps = ops.shape(step_rows)[0]
+            bounds = (0, num_steps, num_steps)
+        else:
+            window = ops.shape(schedule["order"])[0] - total
+
+            def level_rows(level, h, c):
+                del h, c
+                valid = ops.less(
+                    ops.arange(window, dtype="int32"),
+                    schedule["counts"][level],
+                )
+                rows = ops.where(
+                    valid,
+                    ops.slice(
+                        schedule["order"], [schedule["starts"][level]], [window]
+                    ),
+                    total,
+                )
+                return rows, ops.take(child_rows, rows, axis=0), rows, valid
+
+            # A bound XLA needs for the gradient, and JAX's static loop
+            # (a tree has at most N levels).
+            bounds = (1, schedule["num_levels"], n)
+        return self._level_loop(
+            level_rows, bounds, projected, None, recurrent_mask, h, c
         )
-        return h, c
 
     def compute_output_shape(self, input_shape):
+        input_shape, _ = split_schedule(input_shape)
         shapes = unpack_tree_inputs(self, input_shape)
         batch_size, num_nodes = shapes[1][0], shapes[1][1]
         if self.return_nodes:

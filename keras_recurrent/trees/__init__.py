@@ -18,7 +18,9 @@ tuples and lists, and parent-index arrays (with `binarize` for N-ary cells);
 `encode_tree` encodes one tree, `encode_trees` pads and stacks a batch in
 NumPy, `padded_batch` does the same in `tf.data` (with bucketing by size),
 `tree_inputs` makes the matching `keras.Input`s, and
-`validate_tree_tensors` checks a batch.
+`validate_tree_tensors` checks a batch. `tree_levels` makes the level
+schedule (`"tree_levels"`, `(B, L, W)`) that `encode_trees` and
+`padded_batch` add to each batch: the layers' optional fourth input.
 """
 
 from keras_recurrent._lazy import lazy_getattr
@@ -28,6 +30,8 @@ from keras_recurrent.trees.encoding import from_parents
 from keras_recurrent.trees.encoding import parse_tree
 from keras_recurrent.trees.encoding import post_order
 from keras_recurrent.trees.inputs import tree_inputs
+from keras_recurrent.trees.schedule import bucket_size
+from keras_recurrent.trees.schedule import tree_levels
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import validate_tree_tensors
 
@@ -44,7 +48,9 @@ __all__ = [
     "padded_batch",
     "parse_tree",
     "post_order",
+    "bucket_size",
     "tree_inputs",
+    "tree_levels",
     "tree_spec",
     "validate_tree_tensors",
 ]

@@ -8,7 +8,10 @@ from keras_recurrent._batching import check_dataset
 from keras_recurrent._batching import find_matches
 from keras_recurrent._batching import padding_of
 from keras_recurrent._batching import with_checked_tensors
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.trees.schedule import TREE_LEVELS
+from keras_recurrent.trees.schedule import tree_levels
 
 # The keys of one tree as `encode_tree` makes it; `node_inputs` (float
 # features) may stand in for `node_tokens`.
@@ -77,6 +80,8 @@ def padded_batch(
     bucket_boundaries=None,
     drop_remainder=False,
     validate=True,
+    levels=True,
+    pad_to_bucket_boundary=False,
 ):
     """Batches a `tf.data.Dataset` of single trees into padded tree tensors.
 
@@ -111,10 +116,21 @@ def padded_batch(
             `InvalidArgumentError` naming the problem, rather than reach a
             model (where, compiled with XLA, it would only give NaN).
             Defaults to `True`.
+        levels: Whether to add to each batch's tree dict the level
+            schedule `"tree_levels"` `(batch, L, W)` (`kr.trees.tree_levels`,
+            in a `tf.numpy_function`), which the tree layers take as a
+            fourth input (the fast path under XLA, on JAX and on PyTorch).
+            Defaults to `True`.
+        pad_to_bucket_boundary: With `bucket_boundaries`, whether to pad
+            each batch to one less than its bucket's upper boundary rather
+            than to its largest tree, so that compiled code (XLA, JAX) sees
+            one number of nodes per bucket (every tree must then have fewer
+            nodes than the last boundary). Defaults to `False`.
 
     Returns:
         The batched `tf.data.Dataset`; each tree dict becomes the padded
-        tensors `(batch, N)`, `(batch, N, K)`, `(batch, N)`.
+        tensors `(batch, N)`, `(batch, N, K)`, `(batch, N)`, and with
+        `levels`, `"tree_levels"` int32 `(batch, L, W)`.
 
     Example:
 
@@ -142,26 +158,61 @@ def padded_batch(
         )
     if validate:
         dataset = dataset.map(_validated)
+    check_bool("levels", levels)
+    check_bool("pad_to_bucket_boundary", pad_to_bucket_boundary)
     if boundaries is None:
-        return dataset.padded_batch(
+        batched = dataset.padded_batch(
             batch_size,
             padded_shapes=padded_shapes,
             padding_values=padding_values,
             drop_remainder=drop_remainder,
         )
+    else:
 
-    def tree_size(*element):
-        (tree,) = find_matches(element, _is_tree_spec)
-        return tf.shape(tree["node_mask"])[0]
+        def tree_size(*element):
+            (tree,) = find_matches(element, _is_tree_spec)
+            return tf.shape(tree["node_mask"])[0]
 
-    return dataset.bucket_by_sequence_length(
-        tree_size,
-        bucket_boundaries=boundaries,
-        bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
-        padded_shapes=padded_shapes,
-        padding_values=padding_values,
-        drop_remainder=drop_remainder,
-    )
+        batched = dataset.bucket_by_sequence_length(
+            tree_size,
+            bucket_boundaries=boundaries,
+            bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
+            padded_shapes=padded_shapes,
+            padding_values=padding_values,
+            drop_remainder=drop_remainder,
+            pad_to_bucket_boundary=pad_to_bucket_boundary,
+        )
+    return batched.map(_with_levels) if levels else batched
+
+
+def _with_levels(*element):
+    """A batch with `"tree_levels"` added to its tree dict."""
+    import tensorflow as tf
+
+    def add(tree):
+        levels = tf.numpy_function(
+            tree_levels,
+            [tree["children"], tree["node_mask"]],
+            tf.int32,
+            stateful=False,
+        )
+        levels.set_shape([tree["children"].shape[0], None, None])
+        return {**tree, TREE_LEVELS: levels}
+
+    return _map_trees(element[0] if len(element) == 1 else element, add)
+
+
+def _map_trees(structure, function):
+    """`structure` with `function` applied to each tree dict in it."""
+    if _is_tree_spec(structure):
+        return function(structure)
+    if isinstance(structure, Mapping):
+        return {
+            key: _map_trees(value, function) for key, value in structure.items()
+        }
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(_map_trees(item, function) for item in structure)
+    return structure
 
 
 def _check_bucket_boundaries(bucket_boundaries, num_nodes):

@@ -7,6 +7,8 @@ import numpy as np
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.trees.schedule import TREE_LEVELS
+from keras_recurrent.trees.schedule import tree_levels
 from keras_recurrent.trees.validation import find_tree_problem
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
@@ -337,6 +339,7 @@ def encode_trees(
     intermediate_label=None,
     num_nodes=None,
     num_children=None,
+    levels=True,
 ):
     """Encodes and pads a batch of trees into the tree tensors.
 
@@ -349,6 +352,10 @@ def encode_trees(
             Defaults to the largest tree.
         num_children: Optional positive integer `K`. Defaults to the most
             children of a node in the batch (at least 1).
+        levels: Whether to add the level schedule `"tree_levels"` (see
+            `kr.trees.tree_levels`), which the tree layers take as a fourth
+            input to run their level loop without working it out (the fast
+            path under XLA, on JAX and on PyTorch). Defaults to `True`.
 
     Returns:
         A dict of NumPy int32 arrays: `"node_tokens"` `(B, N)` (0 at
@@ -357,7 +364,7 @@ def encode_trees(
         `keras.layers.Embedding`, without `mask_zero`) to get the layers'
         `node_inputs`. Padding shares token 0 with label-less nodes (see
         `encode_tree`); the layers ignore padding by `node_mask`, whatever
-        its token.
+        its token. With `levels`, also `"tree_levels"` `(B, L, W)`.
 
     Example:
 
@@ -415,6 +422,8 @@ def encode_trees(
         batch["node_tokens"][index, :size] = tree["node_tokens"]
         batch["children"][index, :size, : used.shape[1]] = used
         batch["node_mask"][index, :size] = tree["node_mask"]
+    if check_bool("levels", levels):
+        batch[TREE_LEVELS] = tree_levels(batch["children"], batch["node_mask"])
     return batch
 
 

@@ -2,10 +2,14 @@
 
 import keras
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.trees.schedule import TREE_LEVELS
 
 
-def tree_inputs(num_children, *, num_nodes=None, node_features=None):
+def tree_inputs(
+    num_children, *, num_nodes=None, node_features=None, levels=False
+):
     """Makes the `keras.Input`s of a functional tree model.
 
     The inputs are named after the tree tensors, so a model built on this
@@ -19,6 +23,11 @@ def tree_inputs(num_children, *, num_nodes=None, node_features=None):
         node_features: Optional positive integer `D`. With `None` (default)
             the first input is int32 `"node_tokens"` `(batch, N)`, to embed;
             else float32 `"node_inputs"` `(batch, N, D)`.
+        levels: Whether to add the int32 input `"tree_levels"` `(batch, L,
+            W)`, the level schedule that `kr.trees.encode_trees` and
+            `kr.trees.padded_batch` add to each batch; pass it to the tree
+            layer as the fourth input (the fast path under XLA, on JAX and
+            on PyTorch). Defaults to `False`.
 
     Returns:
         A dict of `KerasTensor`s: `"node_tokens"` or `"node_inputs"`,
@@ -59,10 +68,15 @@ def tree_inputs(num_children, *, num_nodes=None, node_features=None):
                 (num_nodes, node_features), name="node_inputs"
             )
         }
-    return {
+    inputs = {
         **first,
         "children": keras.Input(
             (num_nodes, num_children), dtype="int32", name="children"
         ),
         "node_mask": keras.Input((num_nodes,), dtype="int32", name="node_mask"),
     }
+    if check_bool("levels", levels):
+        inputs[TREE_LEVELS] = keras.Input(
+            (None, None), dtype="int32", name=TREE_LEVELS
+        )
+    return inputs

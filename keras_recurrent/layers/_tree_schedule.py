@@ -1,0 +1,152 @@
+"""The host-made level schedule (`tree_levels`) in the Tree-LSTM layers:
+reading it from the inputs, checking it against `children`, and turning it
+into the rows that each step of the level loop updates."""
+
+from keras import ops
+
+from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._tree_levels import flat_child_rows
+from keras_recurrent.trees.schedule import TREE_LEVELS
+
+
+def split_schedule(inputs):
+    """`(tree inputs, tree_levels or None)`: the optional schedule, the
+    fourth list item or the dict key `"tree_levels"`, apart from the three
+    tree tensors (or their shapes)."""
+    if isinstance(inputs, dict):
+        if TREE_LEVELS not in inputs:
+            return inputs, None
+        rest = {key: inputs[key] for key in inputs if key != TREE_LEVELS}
+        return rest, inputs[TREE_LEVELS]
+    if (
+        isinstance(inputs, (list, tuple))
+        and len(inputs) == 4
+        and not any(item is None or isinstance(item, int) for item in inputs)
+    ):
+        return list(inputs[:3]), inputs[3]
+    return inputs, None
+
+
+def check_schedule_shape(layer, levels_shape, children_shape):
+    """Static checks of the shape of `tree_levels`: `(batch, L, W)`."""
+    levels_shape = tuple(levels_shape)
+    batch = children_shape[0]
+    if len(levels_shape) != 3 or (
+        None not in (levels_shape[0], batch) and levels_shape[0] != batch
+    ):
+        raise ValueError(
+            f"{type(layer).__name__}: `tree_levels` must have the shape "
+            "`(batch, num_levels, level_width)`, with the batch size of "
+            f"`children`. Received: tree_levels.shape={levels_shape}, "
+            f"children.shape={tuple(children_shape)}"
+        )
+
+
+def bad_schedules(levels, children, real):
+    """`(batch,)` bool: the trees whose `levels` disagree with `children`.
+
+    The rule, written once: `levels` `(B, L, W)` lists each real inner node
+    (a real node with a child) of a tree exactly once and no other node
+    (`-1` pads), and every child of a listed node is a leaf or listed at an
+    earlier level. `children` `(B, N, K)` int32, `real` `(B, N)` bool.
+    `check_schedule_eagerly` raises on it; compiled code gives the trees
+    NaN.
+    """
+    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
+    num_levels, width = ops.shape(levels)[1], ops.shape(levels)[2]
+    total = batch_size * num_nodes
+    out_of_range = ops.any(
+        ops.reshape(
+            ops.logical_or(
+                ops.less(levels, -1), ops.greater_equal(levels, num_nodes)
+            ),
+            (batch_size, -1),
+        ),
+        axis=1,
+    )
+    rows = ops.reshape(schedule_rows(levels, num_nodes), (-1,))
+    scheduled = ops.less(rows, total)
+    # `rows` is level-major (`schedule_rows`): entry `l * B * W + i` is
+    # in level `l`.
+    step = ops.reshape(
+        ops.broadcast_to(
+            ops.reshape(ops.arange(num_levels, dtype="int32"), (-1, 1)),
+            (num_levels, batch_size * width),
+        ),
+        (-1,),
+    )
+    counts = ops.segment_sum(
+        ops.cast(scheduled, "int32"), rows, num_segments=total + 1
+    )[:total]
+    step_of = ops.where(
+        ops.greater(counts, 0),
+        ops.segment_max(
+            ops.where(scheduled, step, -1), rows, num_segments=total + 1
+        )[:total],
+        -1,
+    )
+    flat_real = ops.reshape(real, (-1,))
+    child_rows = flat_child_rows(children, total)
+    inner = ops.logical_and(
+        flat_real, ops.any(ops.less(child_rows, total), axis=1)
+    )
+    wrong_count = ops.where(
+        inner, ops.not_equal(counts, 1), ops.greater(counts, 0)
+    )
+    child_step = ops.take(
+        ops.concatenate([step_of, ops.full((1,), -1, "int32")]), child_rows
+    )
+    too_early = ops.logical_and(
+        inner,
+        ops.any(
+            ops.greater_equal(child_step, ops.expand_dims(step_of, -1)),
+            axis=1,
+        ),
+    )
+    bad_node = ops.reshape(
+        ops.logical_or(wrong_count, too_early), (batch_size, num_nodes)
+    )
+    return ops.logical_or(out_of_range, ops.any(bad_node, axis=1))
+
+
+def check_schedule_eagerly(layer, levels, children, node_mask):
+    """Raises a `ValueError` naming the first tree whose concrete
+    `tree_levels` disagree with `children` (`bad_schedules`)."""
+    arrays = concrete_numpy(levels, children, node_mask)
+    if arrays is None:
+        return
+    levels, children, node_mask = arrays
+    bad = ops.convert_to_numpy(
+        bad_schedules(
+            ops.convert_to_tensor(levels.astype("int32")),
+            ops.convert_to_tensor(children.astype("int32")),
+            ops.convert_to_tensor(node_mask != 0),
+        )
+    )
+    if bad.any():
+        tree = int(bad.nonzero()[0][0])
+        raise ValueError(
+            f"{type(layer).__name__} {layer.name!r}: `tree_levels` must "
+            "list every inner node of a tree once, after its inner children "
+            "(as `kr.trees.tree_levels` makes them from `children`). "
+            f"Received: tree_levels[{tree}]={levels[tree].tolist()} for "
+            f"children[{tree}]={children[tree].tolist()}"
+        )
+
+
+def schedule_rows(levels, num_nodes):
+    """`(L, B * W)` int32: the rows of the flat batch (`b * N + node`) that
+    each step of the level loop updates, `B * N` (the zero row) for the
+    padding entries (and any entry out of range)."""
+    batch_size = ops.shape(levels)[0]
+    total = batch_size * num_nodes
+    offsets = ops.reshape(
+        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
+    )
+    valid = ops.logical_and(
+        ops.greater_equal(levels, 0), ops.less(levels, num_nodes)
+    )
+    rows = ops.where(valid, levels + offsets, total)
+    return ops.reshape(
+        ops.transpose(rows, (1, 0, 2)), (ops.shape(levels)[1], -1)
+    )

@@ -1,0 +1,136 @@
+"""The host schedule `tree_levels` in the Tree-LSTM layers."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_recurrent as kr
+
+pytestmark = pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow", reason="tf.function and XLA"
+)
+
+TREES = ["(1 2 3)", "(4 (5 6) (7 (8 9) 1) 2)", "5", "(3 (4 (5 (6 7))))"]
+
+
+def _batch(binary):
+    if binary:
+        trees = kr.trees.encode_trees(
+            TREES, binarize="left", num_children=2, labeled=False
+        )
+    else:
+        trees = kr.trees.encode_trees(TREES)
+    x = np.random.default_rng(0).normal(size=trees["children"].shape[:2] + (3,))
+    return x.astype("float32"), trees
+
+
+def _layer(binary):
+    if binary:
+        return kr.layers.NaryTreeLSTM(4, arity=2, return_nodes=True)
+    return kr.layers.ChildSumTreeLSTM(4, return_nodes=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("binary", [False, True])
+def test_schedule_under_xla_matches_the_dynamic_path(binary):
+    x, trees = _batch(binary)
+    layer = _layer(binary)
+    tensors = [x, trees["children"], trees["node_mask"]]
+    levels = trees["tree_levels"]
+    expected = np.asarray(layer(tensors))
+
+    def loss_and_gradients(*inputs):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(layer(list(inputs)) ** 2)
+        return loss, tape.gradient(loss, layer.trainable_variables)
+
+    loss, gradients = tf.function(loss_and_gradients)(*tensors)
+    with_levels = tf.function(loss_and_gradients, jit_compile=True)
+    xla_loss, xla_gradients = with_levels(*tensors, levels)
+    np.testing.assert_allclose(xla_loss, loss, rtol=1e-5)
+    for got, want in zip(xla_gradients, gradients, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-5)
+    forward = tf.function(lambda *a: layer(list(a)), jit_compile=True)
+    np.testing.assert_allclose(forward(*tensors, levels), expected, atol=1e-5)
+    # Any valid schedule gives the same states, e.g. one node per step.
+    one = kr.trees.tree_levels(
+        trees["children"], trees["node_mask"], level_width=1
+    )
+    np.testing.assert_allclose(forward(*tensors, one), expected, atol=1e-5)
+
+
+def _wrong_schedule(trees):
+    levels = kr.trees.tree_levels(
+        trees["children"], trees["node_mask"], level_width=1, round_up=False
+    )
+    # Tree 1: its root first, before its inner children.
+    wrong = levels.copy()
+    real = wrong[1, :, 0] >= 0
+    wrong[1, real, 0] = wrong[1, real, 0][::-1]
+    return wrong
+
+
+def test_a_wrong_schedule_raises_eagerly_and_gives_nan_under_xla():
+    x, trees = _batch(False)
+    layer = _layer(False)
+    tensors = [x, trees["children"], trees["node_mask"]]
+    expected = np.asarray(layer(tensors))
+    wrong = _wrong_schedule(trees)
+    forward = tf.function(lambda *a: layer(list(a)), jit_compile=True)
+    got = np.asarray(forward(*tensors, wrong))
+    assert np.isnan(got[1]).all()
+    good = [0, 2, 3]
+    np.testing.assert_allclose(got[good], expected[good], atol=1e-5)
+    missing = trees["tree_levels"].copy()
+    missing[3] = -1  # Tree 3's inner nodes are never computed.
+    got = np.asarray(forward(*tensors, missing))
+    assert np.isnan(got[3]).all() and not np.isnan(got[:3]).any()
+
+
+def test_a_wrong_schedule_raises_on_jax_style_eager_static_path():
+    # Eagerly, the checks run where the schedule is read (the static path,
+    # as JAX runs it): a `ValueError` naming the tree.
+    x, trees = _batch(False)
+    layer = _layer(False)
+    layer([x, trees["children"], trees["node_mask"]])
+    with pytest.raises(ValueError, match=r"tree_levels\[1\]"):
+        layer._call_static(
+            x,
+            trees["children"],
+            trees["node_mask"],
+            False,
+            _wrong_schedule(trees),
+        )
+
+
+@pytest.mark.slow
+def test_a_model_takes_the_schedule_from_padded_batch():
+    def generate():
+        for text in TREES * 2:
+            yield kr.trees.encode_tree(text, num_children=3), 1.0
+
+    dataset = tf.data.Dataset.from_generator(
+        generate,
+        output_signature=(kr.trees.tree_spec(3), tf.TensorSpec((), tf.float32)),
+    )
+    batched = kr.trees.padded_batch(dataset, 4)
+    trees, _ = next(iter(batched))
+    np.testing.assert_array_equal(
+        trees["tree_levels"],
+        kr.trees.tree_levels(trees["children"], trees["node_mask"]),
+    )
+    inputs = kr.trees.tree_inputs(3, levels=True)
+    x = keras.layers.Embedding(10, 4)(inputs["node_tokens"])
+    root = kr.layers.ChildSumTreeLSTM(4)(
+        [x, inputs["children"], inputs["node_mask"], inputs["tree_levels"]]
+    )
+    model = keras.Model(inputs, keras.layers.Dense(1)(root))
+    model.compile("sgd", "mse", jit_compile=True)
+    history = model.fit(batched, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    plain = model.predict(batched, verbose=0)
+    model.compile("sgd", "mse", jit_compile=False)
+    np.testing.assert_allclose(
+        model.predict(batched, verbose=0), plain, atol=1e-5
+    )
