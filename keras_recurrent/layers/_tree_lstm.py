@@ -17,8 +17,10 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
+from keras_recurrent.layers._tree_checks import check_host_children
 from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
+from keras_recurrent.layers._tree_checks import children_as_int32
 from keras_recurrent.layers._tree_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._tree_levels import level_order
@@ -197,6 +199,10 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             dtype,
         )
 
+    def __call__(self, inputs, *args, **kwargs):
+        check_host_children(self, inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
     def call(self, inputs, training=False):
         # `convert_to_tensor` also moves tensors to the backend's device
         # (with PyTorch, `fit` may pass integer inputs on the CPU).
@@ -221,18 +227,20 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
                 dtype=self.compute_dtype,
             )
             return [zeros, zeros] if self.return_state else zeros
-        children = ops.cast(children, "int32")
+        children, checked = children_as_int32(self, children, node_mask)
         if in_xla_context():
             outputs = self._call_static(
-                node_inputs, children, node_mask, training
+                node_inputs, children, node_mask, training, checked
             )
         else:
             outputs = self._call_dynamic(
-                node_inputs, children, node_mask, training
+                node_inputs, children, node_mask, training, checked
             )
         return outputs if self.return_state else outputs[0]
 
-    def _call_dynamic(self, node_inputs, children, node_mask, training):
+    def _call_dynamic(
+        self, node_inputs, children, node_mask, training, checked=False
+    ):
         """The level loop over the real nodes alone (dynamic shapes)."""
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
@@ -245,6 +253,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             reduce_parents(node_children, ops.segment_min),
             reduce_parents(node_children, ops.segment_max),
             index["index_of"][:total],
+            checked_eagerly=checked,
         )
         order = level_order(node_children, parent, index["num_real"])
         # The rows of the flat batch in level order.
@@ -419,7 +428,9 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         roots = ops.take(slot, ops.take(index_of, root_rows))
         return [ops.take(state, roots, axis=0) for state in states]
 
-    def _call_static(self, node_inputs, children, node_mask, training):
+    def _call_static(
+        self, node_inputs, children, node_mask, training, checked=False
+    ):
         """The level loop with static shapes, for XLA and JAX.
 
         The states live in two arrays `(B * N + 1, units)` (row `b * N + v`
@@ -436,7 +447,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
         real = ops.cast(node_mask, "bool")
-        check_children_eagerly(self, children, node_mask)
+        if not checked:
+            check_children_eagerly(self, children, node_mask)
         bad = bad_trees(children, real)
         schedule = static_schedule(children, real, bad)
         # Phase 1: every row as a leaf (padding rows as zeros).
