@@ -1,6 +1,7 @@
 """Whether a layer's input tensors hold values it can check eagerly."""
 
 import keras
+import numpy as np
 from keras import ops
 
 
@@ -33,3 +34,26 @@ def concrete_numpy(*tensors):
     elif on_meta_device(*tensors):
         return None
     return [ops.convert_to_numpy(tensor) for tensor in tensors]
+
+
+def narrowed_by_conversion(*arrays):
+    """Whether Keras' conversion of these layer inputs can change an index.
+
+    With JAX (64-bit types disabled, its default), `Layer.__call__` turns a
+    NumPy int64, uint32 or uint64 array into a 32-bit tensor before `call`
+    runs, and an index at or above 2**31 wraps into another (`2**32 + 1`
+    becomes 1). Such arrays are checked on the host first. The other
+    backends keep the dtype, and the layers check before they cast.
+    """
+    if keras.backend.backend() != "jax":
+        return False
+    import jax
+
+    if jax.config.jax_enable_x64:
+        return False
+    return any(
+        isinstance(array, np.ndarray)
+        and array.dtype.kind in "iu"
+        and array.dtype.itemsize * 8 - (array.dtype.kind == "i") > 31
+        for array in arrays
+    )

@@ -16,6 +16,7 @@ number:
 """
 
 import keras
+import numpy as np
 from keras import ops
 
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
@@ -23,6 +24,7 @@ from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_edge_problem
 from keras_recurrent.graphs.validation import find_node_mask_problem
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._concrete import narrowed_by_conversion
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._tf_checks import after_shape_assertions
 from keras_recurrent.layers._tf_checks import after_value_assertions
@@ -118,6 +120,28 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
         ops.cast(node_mask, "bool"),
         valid,
     )
+
+
+def check_host_graph(layer, inputs, num_edge_types):
+    """Checks NumPy index arrays that Keras would narrow before `call`.
+
+    With JAX, `Layer.__call__` converts int64 `edges` to int32 first, and
+    `2**32 + 1` would reach `call` as node 1 (see
+    `narrowed_by_conversion`); the values are checked here, as given.
+    Anything else is left to `call`, which names the problem.
+    """
+    try:
+        tensors = unpack_graph_inputs(layer, inputs)
+    except ValueError:
+        return
+    if not narrowed_by_conversion(*tensors[1:]):
+        return
+    arrays = [np.asarray(tensor) for tensor in tensors]
+    try:
+        check_graph_shapes(*[array.shape for array in arrays])
+    except ValueError:
+        return
+    _raise_on_bad_values(layer, *arrays[1:], num_edge_types)
 
 
 def poison_invalid_graphs(outputs, valid):

@@ -1,10 +1,12 @@
 """Checks of the tree tensors inside the tree layers, eager and traced."""
 
 import keras
+import numpy as np
 from keras import ops
 
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._concrete import narrowed_by_conversion
 from keras_recurrent.layers._tf_checks import assert_no_bad_node
 
 # Re-exported: the tree layers import it from here.
@@ -84,8 +86,54 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
         )
 
 
+def check_host_children(layer, inputs):
+    """Checks NumPy `children` that Keras would narrow before `call`.
+
+    With JAX, `Layer.__call__` converts an int64 array to int32 first, and
+    `2**32 + 1` would reach `call` as node 1 (see
+    `narrowed_by_conversion`); the values are checked here, as given.
+    Anything else is left to `call`, which names the problem.
+    """
+    try:
+        _, children, node_mask = unpack_tree_inputs(layer, inputs)
+    except ValueError:
+        return
+    if not narrowed_by_conversion(children, node_mask):
+        return
+    children, node_mask = np.asarray(children), np.asarray(node_mask)
+    if children.ndim == 3 and node_mask.shape == children.shape[:2]:
+        check_children_eagerly(layer, children, node_mask)
+
+
+def children_as_int32(layer, children, node_mask):
+    """`children` as int32, and whether they were checked eagerly.
+
+    The range is checked on the input dtype, before the cast: an int64
+    child `2**32 + 1` must not wrap into node 1. Concrete values are
+    checked here (a `ValueError` naming the value received). Traced, a
+    child that the cast would change becomes `N`, out of range, which the
+    traced checks (`check_children`, `bad_trees`) then refuse.
+    """
+    checked = check_children_eagerly(layer, children, node_mask)
+    narrow = ops.cast(children, "int32")
+    dtype = keras.backend.standardize_dtype(children.dtype)
+    if checked or dtype in ("int8", "int16", "int32", "uint8", "uint16"):
+        return narrow, checked
+    exact = ops.equal(ops.cast(narrow, dtype), children)
+    if dtype.startswith("uint"):
+        # 2**32 - 1 would survive the round trip as -1, an empty slot.
+        exact = ops.logical_and(exact, ops.greater_equal(narrow, 0))
+    return ops.where(exact, narrow, ops.shape(children)[1]), checked
+
+
 def check_children(
-    layer, children, node_mask, first_parent, last_parent, node_of_row
+    layer,
+    children,
+    node_mask,
+    first_parent,
+    last_parent,
+    node_of_row,
+    checked_eagerly=False,
 ):
     """Raises on bad `children`; returns `last_parent`, after the checks.
 
@@ -102,9 +150,10 @@ def check_children(
     `InvalidArgumentError`), and the returned tensor depends on them, so
     the level loop, which reads it, runs after them. Other backends have no
     graph assertion that `keras.ops` offers, so traced checks are skipped
-    there.
+    there. `checked_eagerly`: the concrete values were already checked
+    (by `children_as_int32`, on the input dtype).
     """
-    if check_children_eagerly(layer, children, node_mask):
+    if checked_eagerly or check_children_eagerly(layer, children, node_mask):
         return last_parent
     if keras.backend.backend() != "tensorflow":
         return last_parent

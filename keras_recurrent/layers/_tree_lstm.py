@@ -17,8 +17,10 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
+from keras_recurrent.layers._tree_checks import check_host_children
 from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
+from keras_recurrent.layers._tree_checks import children_as_int32
 from keras_recurrent.layers._tree_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._tree_levels import flat_child_rows
@@ -206,6 +208,10 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             dtype,
         )
 
+    def __call__(self, inputs, *args, **kwargs):
+        check_host_children(self, split_schedule(inputs)[0])
+        return super().__call__(inputs, *args, **kwargs)
+
     def call(self, inputs, training=False):
         inputs, levels = split_schedule(inputs)
         # `convert_to_tensor` also moves tensors to the backend's device
@@ -234,10 +240,10 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
                 dtype=self.compute_dtype,
             )
             return [zeros, zeros] if self.return_state else zeros
-        children = ops.cast(children, "int32")
+        children, checked = children_as_int32(self, children, node_mask)
         if in_xla_context():
             outputs = self._call_static(
-                node_inputs, children, node_mask, training, levels
+                node_inputs, children, node_mask, training, levels, checked
             )
         else:
             # TensorFlow without XLA and PyTorch run dynamic shapes: there,
@@ -246,11 +252,13 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             # the host's schedule, which is left unread
             # (docs/design/tree_lstm.md).
             outputs = self._call_dynamic(
-                node_inputs, children, node_mask, training
+                node_inputs, children, node_mask, training, checked
             )
         return outputs if self.return_state else outputs[0]
 
-    def _call_dynamic(self, node_inputs, children, node_mask, training):
+    def _call_dynamic(
+        self, node_inputs, children, node_mask, training, checked=False
+    ):
         """The level loop over the real nodes alone (dynamic shapes)."""
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
@@ -263,6 +271,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             reduce_parents(node_children, ops.segment_min),
             reduce_parents(node_children, ops.segment_max),
             index["index_of"][:total],
+            checked_eagerly=checked,
         )
         order = level_order(node_children, parent, index["num_real"])
         # The rows of the flat batch in level order.
@@ -496,7 +505,13 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         return [ops.take(state, roots, axis=0) for state in states]
 
     def _call_static(
-        self, node_inputs, children, node_mask, training, levels=None
+        self,
+        node_inputs,
+        children,
+        node_mask,
+        training,
+        levels=None,
+        checked=False,
     ):
         """The level loop with static shapes, for XLA and JAX, fed by the
         host schedule `levels` or by one derived in the graph.
@@ -517,7 +532,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
         real = ops.cast(node_mask, "bool")
-        check_children_eagerly(self, children, node_mask)
+        if not checked:
+            check_children_eagerly(self, children, node_mask)
         bad = bad_trees(children, real)
         if levels is None:
             schedule = static_schedule(children, real, bad)

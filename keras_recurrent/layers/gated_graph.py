@@ -12,6 +12,7 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
+from keras_recurrent.layers._graph_checks import check_host_graph
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
@@ -327,6 +328,10 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             ]
         )
 
+    def __call__(self, inputs, *args, **kwargs):
+        check_host_graph(self, inputs, self.num_edge_types)
+        return super().__call__(inputs, *args, **kwargs)
+
     def call(self, inputs, training=False):
         node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(
             self, inputs, self.num_edge_types, self._node_features
@@ -426,7 +431,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
 
         states = ops.reshape(node_states, (-1, units))
         for _ in range(self.propagation_steps):
-            gathered = ops.matmul(
+            gathered = _confined_matmul(
                 counts, ops.reshape(states, (batch_size, num_nodes, units))
             )
             aggregated = ops.matmul(
@@ -554,6 +559,28 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         )
         base_config = super().get_config()
         return {**base_config, **config}
+
+
+def _confined_matmul(counts, states):
+    """`counts @ states` without `0 * NaN` reaching unconnected nodes.
+
+    A NaN or infinite state of node `u` would make every row of the product
+    NaN through the zero counts of the nodes without an edge from `u`. Its
+    row is zeroed for the matmul, and the rows with a nonzero count from
+    such a node get NaN after it, as the sparse aggregation gives them: the
+    non-finite value reaches only the nodes it has an edge to. Elementwise
+    ops only, and one extra column in the matmul.
+    """
+    finite = ops.all(ops.isfinite(states), axis=-1, keepdims=True)
+    safe = ops.where(finite, states, ops.zeros_like(states))
+    flag = ops.cast(ops.logical_not(finite), states.dtype)
+    product = ops.matmul(counts, ops.concatenate([safe, flag], axis=-1))
+    reached = ops.greater(product[..., -1:], 0)
+    return ops.where(
+        reached,
+        ops.full_like(product[..., :-1], float("nan")),
+        product[..., :-1],
+    )
 
 
 def _segment_sum(data, segment_ids, num_segments):

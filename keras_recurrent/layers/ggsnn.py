@@ -9,6 +9,7 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
+from keras_recurrent.layers._graph_checks import check_host_graph
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
@@ -346,6 +347,10 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
                 self.classifier_hidden.build((batch_size, classifier_inputs))
                 classifier_inputs = self.hidden_units
             self.classifier.build((batch_size, classifier_inputs))
+
+    def __call__(self, inputs, *args, **kwargs):
+        check_host_graph(self, inputs, self.num_edge_types)
+        return super().__call__(inputs, *args, **kwargs)
 
     def call(self, inputs, training=False):
         node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(

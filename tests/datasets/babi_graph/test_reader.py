@@ -1,5 +1,6 @@
 """`read_babi_graphs` on fold 1 of the GG-NN paper's data and on bad files."""
 
+import hashlib
 from pathlib import Path
 
 import keras
@@ -239,3 +240,129 @@ def test_bad_arguments(tmp_path):
     arrays = kr.datasets.read_babi_graphs(path, "task_19", num_nodes=7)
     assert arrays["node_mask"].tolist() == [[1, 1, 1, 0, 0, 0, 0]]
     assert arrays["answer"].tolist() == [[0, 3]]
+
+
+# Hardening (issue 26): ids, encodings, arguments, the published files.
+
+_STORY = "1 1 2\n2 1 3\n? 1 2 3\n"  # task 15: one question, answer 3.
+
+
+@pytest.mark.parametrize(
+    "field, message",
+    [
+        ("1_0", "plain digits 0-9, not '1_0'"),
+        ("+3", "plain digits 0-9, not '\\+3'"),
+        ("\u0663", "plain digits 0-9, not '\u0663'"),  # ARABIC-INDIC THREE
+        ("3.0", "plain digits 0-9, not '3.0'"),
+        ("1e3", "plain digits 0-9, not '1e3'"),
+        ("1000000000", "the id '1000000000' is too large"),
+        ("9" * 5000, "is too large"),
+        ("1001", "node id 1001 is above 1000"),
+        ("999999999", "node id 999999999 is above 1000"),
+    ],
+)
+def test_an_id_is_plain_digits_and_bounded(tmp_path, field, message):
+    path = tmp_path / "15_graphs.txt"
+    path.write_text(f"1 1 2\n2 1 {field}\n? 1 2 3\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as info:
+        kr.datasets.read_babi_graphs(path, "task_15")
+    assert f"{path}, line 2:" in str(info.value)
+    assert len(str(info.value)) < 1000
+
+
+def test_num_nodes_raises_the_largest_node_id(tmp_path):
+    path = tmp_path / "15_graphs.txt"
+    path.write_text("1 1 2\n2 1 1500\n? 1 2 1500\n")
+    with pytest.raises(ValueError, match="MAX_BABI_NODE_ID"):
+        kr.datasets.read_babi_graphs(path, "task_15")
+    assert kr.datasets.MAX_BABI_NODE_ID == 1000
+    arrays = kr.datasets.read_babi_graphs(path, "task_15", num_nodes=1500)
+    assert arrays["node_mask"].shape == (1, 1500)
+    assert arrays["node_mask"].sum() == 1500
+    assert arrays["answer"].tolist() == [1499]
+    assert arrays["edges"][0, :2].tolist() == [[0, 1], [1, 1499]]
+
+
+@pytest.mark.parametrize(
+    "task", [15, np.int64(15), "15", "task 15", "Task15", "task-15", "TASK_15"]
+)
+def test_task_spellings(tmp_path, task):
+    path = tmp_path / "15_graphs.txt"
+    path.write_text(_STORY)
+    arrays = kr.datasets.read_babi_graphs(path, task)
+    assert arrays["answer"].tolist() == [2]
+    assert arrays["edges"][0, :2].tolist() == [[0, 1], [1, 2]]
+
+
+@pytest.mark.parametrize("task", [7, "7", "task 15x", "\u0661\u0665", True])
+def test_other_tasks_list_the_accepted_values(tmp_path, task):
+    path = tmp_path / "15_graphs.txt"
+    path.write_text(_STORY)
+    with pytest.raises(ValueError) as info:
+        kr.datasets.read_babi_graphs(path, task)
+    message = str(info.value)
+    assert message.startswith("Argument `task` must be one of")
+    assert "'task_15'" in message and "[4, 15, 16, 18, 19]" in message
+    assert f"Received: task={task!r}" in message
+
+
+def test_a_directory_of_the_papers_layout_reads_the_tasks_file(tmp_path):
+    (tmp_path / "15_graphs.txt").write_text(_STORY)
+    arrays = kr.datasets.read_babi_graphs(tmp_path, 15)
+    assert arrays["answer"].tolist() == [2]
+    with pytest.raises(ValueError, match="Argument `path` is a directory") as e:
+        kr.datasets.read_babi_graphs(tmp_path, "task_16")
+    assert "'16_graphs.txt'" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xef\xbb\xbf" + _STORY.encode(),  # UTF-8 byte order mark
+        _STORY.replace("\n", "\r\n").encode(),  # CRLF
+        _STORY.replace(" ", "\t").encode(),  # tabs
+        _STORY.replace("\n", "  \n").encode(),  # whitespace at the end
+        _STORY.rstrip("\n").encode(),  # no final newline
+    ],
+)
+def test_valid_files_of_other_editors_read(tmp_path, data):
+    path = tmp_path / "15_graphs.txt"
+    path.write_bytes(data + b"\n\n" + _STORY.encode())
+    arrays = kr.datasets.read_babi_graphs(path, "task_15")
+    assert arrays["answer"].tolist() == [2, 2]
+    assert arrays["story_id"].tolist() == [0, 1]
+
+
+def test_a_latin1_byte_names_the_line(tmp_path):
+    path = tmp_path / "15_graphs.txt"
+    path.write_bytes(b"1 1 2\n2 1 3 \xe9\n? 1 2 3\n")
+    with pytest.raises(ValueError, match="line 2: byte 0xe9 at offset 6"):
+        kr.datasets.read_babi_graphs(path, "task_15")
+
+
+@needs_fold
+def test_the_published_files_read_as_before():
+    # Fingerprints of what the reader returned before the hardening of
+    # issue 26, so that the new line reading and id checks change nothing
+    # on the paper's files.
+    expected = {
+        ("train", "task_4"): "eeef7febf5005f1a",
+        ("train", "task_15"): "67a890ba48e5bdd2",
+        ("train", "task_16"): "51ca0c35b938f226",
+        ("train", "task_18"): "1f87bf29c602e7f7",
+        ("train", "task_19"): "6b472bbb2cfaf41a",
+        ("test", "task_4"): "1589600490452683",
+        ("test", "task_15"): "c351afc54e93a72a",
+        ("test", "task_16"): "365b8709c0022ee7",
+        ("test", "task_18"): "cf9dffa33e98f765",
+        ("test", "task_19"): "9b547b30420a0a69",
+    }
+    for (split, task), fingerprint in expected.items():
+        arrays = kr.datasets.read_babi_graphs(_file(split, task), task)
+        digest = hashlib.sha256()
+        for name in sorted(arrays):
+            value = np.ascontiguousarray(arrays[name])
+            digest.update(name.encode())
+            digest.update(str((value.dtype, value.shape)).encode())
+            digest.update(value.tobytes())
+        assert digest.hexdigest()[:16] == fingerprint, (split, task)
