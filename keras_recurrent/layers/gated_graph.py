@@ -576,11 +576,9 @@ def _confined_matmul(counts, states):
     flag = ops.cast(ops.logical_not(finite), states.dtype)
     product = ops.matmul(counts, ops.concatenate([safe, flag], axis=-1))
     reached = ops.greater(product[..., -1:], 0)
-    return ops.where(
-        reached,
-        ops.full_like(product[..., :-1], float("nan")),
-        product[..., :-1],
-    )
+    # A scalar fill, not `full_like`: PyTorch's shape inference runs this on
+    # the "meta" device, where `full_like` cannot read its fill value.
+    return ops.where(reached, float("nan"), product[..., :-1])
 
 
 def _segment_sum(data, segment_ids, num_segments):
