@@ -131,6 +131,84 @@ def _tree_case(kind):
     return case
 
 
+def _tree_layer(kind, arity):
+    if kind == "child_sum":
+        return kr.layers.ChildSumTreeLSTM(UNITS, return_nodes=True)
+    return kr.layers.NaryTreeLSTM(UNITS, arity=arity, return_nodes=True)
+
+
+def _tree_data(kind):
+    arity = 5 if kind == "child_sum" else 2
+    trees = tree_reference.mixed_trees()
+    if kind == "nary":
+        trees = [trees[0], trees[2], trees[3]]
+    inputs = tree_reference.encode(trees, arity, FEATURES)
+    # A width of one node per step: several steps per level, so the
+    # schedule is not the levels themselves.
+    levels = kr.trees.tree_levels(inputs[1], inputs[2], level_width=1)
+    return arity, inputs, levels
+
+
+def _tree_schedule_case(kind):
+    """The layer fed the host schedule `tree_levels` (read on JAX, unread
+    on TensorFlow without XLA and on PyTorch) against the reference."""
+
+    def case():
+        arity, inputs, levels = _tree_data(kind)
+        layer = _tree_layer(kind, arity)
+        layer.build([array.shape for array in inputs])
+        weights = tree_reference.random_weights(layer)
+        expected, _ = tree_reference.expected_states(
+            inputs, weights, kind, UNITS
+        )
+        return np.abs(_numpy(layer([*inputs, levels])) - expected).max()
+
+    return case
+
+
+def _tree_gradient_case(kind):
+    """One SGD step (learning rate 1, so the weights move by the gradient)
+    of a model fed the schedule, compiled (XLA on TensorFlow, `jax.jit`;
+    eager on PyTorch), against the same model without it,
+    as `jit_compile="auto"` runs it: the largest difference of the
+    weights after the step, that is of the gradients."""
+
+    def trained_weights(inputs, levels, jit_compile):
+        arrays = [*inputs, levels] if levels is not None else list(inputs)
+        model_inputs = [
+            keras.Input(array.shape[1:], dtype=str(array.dtype))
+            for array in arrays
+        ]
+        layer = _tree_layer(kind, 5 if kind == "child_sum" else 2)
+        outputs = keras.layers.Dense(1)(layer(model_inputs))
+        model = keras.Model(model_inputs, outputs)
+        start = list(tree_reference.random_weights(layer).values())
+        model.layers[-1].set_weights(
+            [np.full((UNITS, 1), 0.5, "float32"), np.zeros(1, "float32")]
+        )
+        model.compile(keras.optimizers.SGD(1.0), "mse", jit_compile=jit_compile)
+        targets = np.linspace(-1, 1, arrays[0].shape[0] * arrays[0].shape[1])
+        targets = targets.reshape(arrays[0].shape[:2] + (1,))
+        model.train_on_batch(arrays, targets.astype("float32"))
+        after = [_numpy(weight) for weight in layer.weights]
+        moved = max(np.abs(a - b).max() for a, b in zip(after, start))
+        if not moved > 1e-3:
+            raise AssertionError(f"the step barely moved the weights: {moved}")
+        return after
+
+    def case():
+        _, inputs, levels = _tree_data(kind)
+        # XLA on TensorFlow, `jax.jit` on JAX; PyTorch runs eagerly (its
+        # `jit_compile=True` is `torch.compile`, not what its users get).
+        compiled = keras.backend.backend() != "torch"
+        with_levels = trained_weights(inputs, levels, jit_compile=compiled)
+        without = trained_weights(inputs, None, jit_compile="auto")
+        pairs = zip(with_levels, without, strict=True)
+        return max(np.abs(a - b).max() for a, b in pairs)
+
+    return case
+
+
 def _gated_graph_reference(layer, arrays):
     """The NumPy reference of `layer` (a built `GatedGraph`) on `arrays`."""
     return graph_reference.gated_graph(
@@ -232,6 +310,12 @@ CASES = {
     "GatedFeedbackRNN(gru, last, backwards)": _gated_feedback_last_case("gru"),
     "ChildSumTreeLSTM": _tree_case("child_sum"),
     "NaryTreeLSTM": _tree_case("nary"),
+    "ChildSumTreeLSTM(tree_levels)": _tree_schedule_case("child_sum"),
+    "NaryTreeLSTM(tree_levels)": _tree_schedule_case("nary"),
+    "ChildSumTreeLSTM(tree_levels, gradients)": _tree_gradient_case(
+        "child_sum"
+    ),
+    "NaryTreeLSTM(tree_levels, gradients)": _tree_gradient_case("nary"),
     "GatedGraph": _gated_graph_case(),
     "GatedGraph(paper directions)": _gated_graph_case(
         concatenate_directions=True, reset_after=False

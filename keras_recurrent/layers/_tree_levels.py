@@ -108,11 +108,12 @@ def static_schedule(children, real, bad):
     counts = ops.segment_sum(
         ops.cast(inner, "int32"), levels, num_segments=num_nodes + 1
     )
-    half = num_nodes // 2
-    # A Python number where the shapes are static (JAX), else a tensor.
-    window = batch_size * (
-        max(half, 1) if isinstance(half, int) else ops.maximum(half, 1)
-    )
+    # No level holds more than half the nodes (each inner node has a child
+    # of its own), so `ceil(N / 2)` rows per tree make a wide enough window,
+    # and at least one row for any `N > 0`. Plain arithmetic keeps it a
+    # Python number or a symbolic dimension where shapes are static (JAX,
+    # also under `jax2tf` with an open `N`), a tensor elsewhere.
+    window = batch_size * ((num_nodes + 1) // 2)
     order = ops.cast(
         ops.argsort(ops.where(inner, levels, num_nodes + 1)), "int32"
     )

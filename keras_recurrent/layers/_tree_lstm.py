@@ -521,7 +521,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         slots). All rows are computed as leaves at once; then each step of
         the loop updates the nodes of one level through a window of a
         static size: with `levels` `(B, L, W)`, the `B * W` rows of step
-        `l`, `L` steps; without, `B * max(N // 2, 1)` rows (a tree has at
+        `l`, `L` steps; without, `B * ceil(N / 2)` rows (a tree has at
         most `N // 2` inner nodes at one depth) read from the rows sorted
         by level in the graph. Unused window rows read and write the zero
         row. Trees with bad `children`, or whose `levels` disagree with

@@ -47,7 +47,7 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     or a SavedModel. Padding nodes are never read and their states are
     zero. Under XLA (`jit_compile=True`, which Keras' default `"auto"`
     picks on a GPU) and with JAX, the layer runs the same levels with
-    static shapes: each level is a window of `batch * max(N // 2, 1)` rows
+    static shapes: each level is a window of `batch * ceil(N / 2)` rows
     of the padded batch (more work per level, no dynamic shape), with the
     same results.
 

@@ -24,14 +24,10 @@ from tests.export_matrix import _slug
 ROOT = Path(__file__).resolve().parents[2]
 ATOL = 1e-5
 # Known failures, each with the text its error must contain: when a change
-# fixes one, this test fails until the entry goes. On JAX the Tree-LSTMs'
-# static schedule sizes its window with `max(N // 2, 1)`, which a symbolic
-# `N` cannot give a static shape (keras_recurrent/layers/_tree_levels.py,
-# rewritten by the tree level schedule of issue 25, section 1).
-KNOWN_FAILURES = {
-    ("jax", "ChildSumTreeLSTM"): "Shapes must be 1D sequences of concrete",
-    ("jax", "NaryTreeLSTM"): "Shapes must be 1D sequences of concrete",
-}
+# fixes one, this test fails until the entry goes. None today (JAX exports
+# Tree-LSTMs with an open number of nodes since the static schedule sizes
+# its window with plain arithmetic).
+KNOWN_FAILURES = {}
 
 
 def _export_all(backend, out_dir):
