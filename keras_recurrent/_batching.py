@@ -177,8 +177,10 @@ def int32_problem(name, values):
         return None
     if values.dtype.kind not in "iub":
         return None
-    outside = (values > INT32_MAX) if values.dtype.kind == "u" else (
-        (values < INT32_MIN) | (values > INT32_MAX)
+    outside = (
+        (values > INT32_MAX)
+        if values.dtype.kind == "u"
+        else ((values < INT32_MIN) | (values > INT32_MAX))
     )
     if not outside.any():
         return None

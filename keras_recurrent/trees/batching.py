@@ -166,9 +166,7 @@ def padded_batch(
     # narrowed here, whatever `validate`: the model's int32 inputs would
     # wrap them into other nodes.
     dataset = dataset.map(
-        lambda *element: with_int32_indices(
-            element, _is_tree_spec, _INDEX_KEYS
-        )
+        lambda *element: with_int32_indices(element, _is_tree_spec, _INDEX_KEYS)
     )
     spec = dataset.element_spec
     padded_shapes, padding_values = padding_of(

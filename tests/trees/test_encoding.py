@@ -182,9 +182,10 @@ def test_validate_tree_tensors_errors():
     pair = kr.trees.encode_trees(["(1 2)"], num_children=2)
     children = pair["children"].copy()
     children[0, 1] = [0, 0]
-    # Two slots naming one child is not a tree, but still topological: the
-    # layers accept it (the child is read twice).
-    kr.trees.validate_tree_tensors(children, pair["node_mask"])
+    # Two slots naming one child is not a tree: the layers would add the
+    # child's state in twice.
+    with pytest.raises(ValueError, match="node 1 of tree 0 lists node 0 twice"):
+        kr.trees.validate_tree_tensors(children, pair["node_mask"])
     children = batch["children"].copy()
     children[0, 2] = [0, -1]
     # Node 1 ("3") is neither the root nor a child: an orphan, which the
