@@ -161,7 +161,7 @@ def _num_nodes(num_nodes, node_inputs, pairs):
             f"model's inputs (at most 2**31 - 1). Received: num_nodes="
             f"{num_nodes}"
             + (
-                f", the largest node index in `edges` plus one"
+                ", the largest node index in `edges` plus one"
                 if pairs.size and num_nodes == int(pairs.max()) + 1
                 else ""
             )

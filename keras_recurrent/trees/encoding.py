@@ -281,8 +281,9 @@ def encode_tree(
             kids = np.asarray(kids)
             _check_whole_numbers(f"children[{node}]", kids)
             # Checked on the values as given: the int32 array below would
-            # wrap a child 2**32 + 1 into node 1.
-            outside = (kids != -1) & ((kids < 0) | (kids >= len(labels)))
+            # wrap a child 2**32 + 1 into node 1. (Smaller bad indices are
+            # named by `find_tree_problem` below.)
+            outside = (kids < INT32_MIN) | (kids > INT32_MAX)
             if outside.any():
                 raise ValueError(
                     "Argument `tree` must list children by their node index "
