@@ -110,3 +110,95 @@ def with_checked_tensors(element, is_match, check):
             for value in tf.nest.flatten(element)
         ],
     )
+
+
+# The int32 range of the index tensors a model reads (`keras.Input` dtype).
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+def map_matches(structure, is_match, function):
+    """`structure` with `function` applied to each match in it."""
+    if is_match(structure):
+        return function(structure)
+    if isinstance(structure, Mapping):
+        return {
+            key: map_matches(value, is_match, function)
+            for key, value in structure.items()
+        }
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(
+            map_matches(item, is_match, function) for item in structure
+        )
+    return structure
+
+
+def with_int32_indices(element, is_match, names):
+    """A dataset element whose index tensors `names` of each match are int32.
+
+    A component of another integer dtype (int64, uint32, uint64, ...) is
+    checked on the host (`tf.numpy_function`) to lie in the int32 range,
+    then cast: the model's int32 `keras.Input` would otherwise wrap
+    `2**32 + 1` into node 1. A value out of range stops the iteration with
+    an `InvalidArgumentError` that names the component and the value.
+    """
+    import tensorflow as tf
+
+    element = element[0] if len(element) == 1 else element
+
+    def narrow(match):
+        narrowed = dict(match)
+        for name in names:
+            tensor = match.get(name)
+            if tensor is None or not tensor.dtype.is_integer:
+                continue
+            if tensor.dtype == tf.int32:
+                continue
+            checked = tf.numpy_function(
+                lambda values, name=name: to_int32(name, values),
+                [tensor],
+                tf.int32,
+                stateful=False,
+            )
+            checked.set_shape(tensor.shape)
+            narrowed[name] = checked
+        return narrowed
+
+    return map_matches(element, is_match, narrow)
+
+
+def int32_problem(name, values):
+    """A message naming the first value of `values` (a NumPy integer array)
+    outside the int32 range, or `None`."""
+    import numpy as np
+
+    values = np.asarray(values)
+    if values.size == 0 or values.dtype == np.int32:
+        return None
+    if values.dtype.kind not in "iub":
+        return None
+    outside = (
+        (values > INT32_MAX)
+        if values.dtype.kind == "u"
+        else ((values < INT32_MIN) | (values > INT32_MAX))
+    )
+    if not outside.any():
+        return None
+    index = tuple(np.argwhere(outside)[0].tolist())
+    return (
+        f"`{name}` must hold values in the int32 range [-2**31, 2**31) of "
+        "the model's inputs (a wider index would be read as another one). "
+        f"Received: {name}{list(index)}={values[index].item()} "
+        f"(dtype {values.dtype})"
+    )
+
+
+def to_int32(name, values):
+    """`values` (NumPy integers) as int32, or a `ValueError` naming `name`
+    and the first value outside the int32 range."""
+    import numpy as np
+
+    problem = int32_problem(name, values)
+    if problem is not None:
+        raise ValueError(problem)
+    return np.asarray(values).astype(np.int32)

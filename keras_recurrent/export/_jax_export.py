@@ -81,13 +81,15 @@ def write_saved_model(
     endpoint_name,
     polymorphic_shapes,
     mask_index,
+    wide=None,
 ):
     """Writes the SavedModel of `model` (on the JAX backend) to `filepath`.
 
     `specs`, `prepare` and `model_call` are those of
     `saved_model._serving_parts`; the signatures are the TensorFlow
     backend's: `endpoint_name` and `"serving_default"`, same inputs, same
-    outputs.
+    outputs. `wide` is `(name, specs, narrowed)`: a second signature that
+    takes `specs` and runs the first on `narrowed(args)`.
     """
     from jax.experimental import jax2tf
 
@@ -134,5 +136,13 @@ def write_saved_model(
             f"Received error: {error}"
         ) from error
     signatures = {endpoint_name: concrete}
+    if wide is not None:
+        wide_name, wide_specs, narrowed = wide
+        module.serve_wide = tf.function(
+            lambda *args: serve(*narrowed(args)),
+            input_signature=wide_specs,
+            autograph=False,
+        )
+        signatures[wide_name] = module.serve_wide.get_concrete_function()
     signatures.setdefault("serving_default", concrete)
     tf.saved_model.save(module, str(filepath), signatures=signatures)

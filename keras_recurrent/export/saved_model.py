@@ -13,6 +13,19 @@ from keras_recurrent.export._tensorflow_process import (
 )
 
 LENGTHS_NAME = "lengths"
+# The suffix of the second signature, which takes 64-bit inputs.
+WIDE_SUFFIX = "_wide"
+# Model input dtypes and the dtype the wide signature takes for them.
+_WIDE_DTYPES = {
+    tf.int8: tf.int64,
+    tf.int16: tf.int64,
+    tf.int32: tf.int64,
+    tf.uint8: tf.int64,
+    tf.uint16: tf.int64,
+    tf.float16: tf.float64,
+    tf.bfloat16: tf.float64,
+    tf.float32: tf.float64,
+}
 _AUTO_TENSOR_NAME = re.compile(r"^keras_tensor(_\d+)?$")
 # Keras warns whenever a mask is passed to a functional model, which does not
 # itself "support masking": the mask does reach the layers inside, only the
@@ -47,6 +60,21 @@ def export_saved_model(
     Signature outputs are a dict of tensors named after `model.output_names`
     (the output layers of a functional model), or `output_0`, `output_1`, ...
     when the model does not name its outputs.
+
+    A second signature, `endpoint_name + "_wide"` (`"serve_wide"`), takes the
+    same inputs in 64-bit dtypes (NumPy's defaults, and those of
+    `tf.io.parse_example`): int64 where the model takes a narrower integer
+    (`lengths` too), float64 where it takes float32, float16 or bfloat16. It
+    checks each value at run time and casts it to the model's dtype: an
+    index outside the int32 range (`2**32 + 1`) fails with an
+    `InvalidArgumentError` naming the input and the values, never read as
+    another node (1), and so does a finite float beyond the float32 range,
+    which would become an infinity. Then it runs as the first signature,
+    with the same outputs. Use it for int64 or float64 tensors, which the
+    first signature refuses with a `TypeError`, and for NumPy int64 arrays:
+    TensorFlow converts a NumPy argument to the signature's dtype on the
+    client, before any served op runs, so the first signature would read an
+    int64 index `2**32 + 1` as 1 without an error.
 
     Why `lengths`: Keras 3 export does not carry masks
     (keras-team/keras#21133). The signature only holds tensors, so a model
@@ -117,8 +145,8 @@ def export_saved_model(
             described above.
 
     Returns:
-        The list of `tf.TensorSpec` of the signature's inputs, in order
-        (`"lengths"` last).
+        The list of `tf.TensorSpec` of the first signature's inputs, in
+        order (`"lengths"` last).
 
     Example:
 
@@ -185,6 +213,14 @@ def export_saved_model(
     model_specs = specs
     if lengths:
         specs = specs + [tf.TensorSpec((None,), tf.int32, name=LENGTHS_NAME)]
+    wide_specs = [_wide_spec(spec) for spec in specs]
+    wide_name = endpoint_name + WIDE_SUFFIX
+
+    def narrowed(args):
+        return [
+            _narrow(value, spec)
+            for value, spec in zip(args, specs, strict=True)
+        ]
 
     backend = keras.backend.backend()
     if backend == "torch":
@@ -207,17 +243,70 @@ def export_saved_model(
                 model_specs, polymorphic_shapes
             ),
             mask_index=mask_index,
+            wide=(wide_name, wide_specs, narrowed),
         )
     else:
 
         def serve(*args):
             return model_call(*prepare(args))
 
+        def serve_wide(*args):
+            return serve(*narrowed(args))
+
         archive = keras.export.ExportArchive()
         archive.track(model)
         archive.add_endpoint(endpoint_name, serve, input_signature=specs)
+        archive.add_endpoint(wide_name, serve_wide, input_signature=wide_specs)
         archive.write_out(str(filepath), verbose=False)
     return specs
+
+
+def _wide_spec(spec):
+    """`spec` with the 64-bit dtype the wide signature takes for it."""
+    dtype = _WIDE_DTYPES.get(spec.dtype, spec.dtype)
+    return tf.TensorSpec(spec.shape, dtype, name=spec.name)
+
+
+def _narrow(value, spec):
+    """`value` (a wide signature input) cast to `spec.dtype` after a
+    run-time check that the cast keeps it: an integer within the range of
+    `spec.dtype` (else int64 `2**32 + 1` would become index 1), a float
+    within its finite range (else it would become an infinity)."""
+    if value.dtype == spec.dtype:
+        return value
+    name = spec.name
+    narrow = spec.dtype
+    if narrow.is_integer:
+        low = tf.constant(narrow.min, value.dtype)
+        high = tf.constant(narrow.max, value.dtype)
+        fits = tf.logical_and(value >= low, value <= high)
+        rule = (
+            f"in the {narrow.name} range [{narrow.min}, {narrow.max}] of the "
+            "model input (a wider index would be read as another one)"
+        )
+    else:
+        largest = tf.constant(float(narrow.max), value.dtype)
+        fits = tf.logical_or(
+            tf.abs(value) <= largest, tf.logical_not(tf.math.is_finite(value))
+        )
+        rule = (
+            f"in the finite {narrow.name} range of the model input "
+            f"(|x| <= {narrow.max:.4g}; a larger one would become an "
+            "infinity)"
+        )
+    check = tf.debugging.Assert(
+        tf.reduce_all(fits),
+        [
+            f"`{name}` must hold values {rule}. Received: out of range in "
+            f"`{name}`:",
+            tf.boolean_mask(value, tf.logical_not(fits)),
+            f"{name} =",
+            value,
+        ],
+        summarize=16,
+    )
+    with tf.control_dependencies([check]):
+        return tf.cast(value, narrow)
 
 
 def _model_inputs(model):

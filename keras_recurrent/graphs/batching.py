@@ -9,6 +9,7 @@ from keras_recurrent._batching import check_dataset
 from keras_recurrent._batching import find_matches
 from keras_recurrent._batching import padding_of
 from keras_recurrent._batching import with_checked_tensors
+from keras_recurrent._batching import with_int32_indices
 from keras_recurrent._batching import zero
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
@@ -106,7 +107,12 @@ def padded_batch(
     Returns:
         The batched `tf.data.Dataset`; each graph dict becomes the padded
         tensors `(batch, N, D)`, `(batch, E, 2)`, `(batch, E)`,
-        `(batch, N)`.
+        `(batch, N)`. Integer `edges`, `edge_types` and `node_mask` of
+        another dtype (int64, uint64, ...) come out as int32, the dtype of
+        the model's inputs; a value outside the int32 range stops the
+        iteration with an `InvalidArgumentError` naming it, even with
+        `validate=False` (the model's int32 inputs would wrap it into
+        another node).
 
     Example:
 
@@ -126,17 +132,27 @@ def padded_batch(
         "num_edge_types", num_edge_types, allow_none=True
     )
     spec = dataset.element_spec
-    padded_shapes, padding_values = padding_of(
-        spec,
-        _is_graph_spec,
-        lambda graph: _graph_padding(graph, num_nodes, num_edges),
-    )
+    padding_of(spec, _is_graph_spec, _check_graph_spec)
     if not find_matches(spec, _is_graph_spec):
         raise ValueError(
             "Argument `dataset` must have elements that hold a graph dict "
             f"with the keys {list(GRAPH_TENSOR_NAMES)}. "
             f"Received: element_spec={spec!r}"
         )
+    # Indices of a wider integer dtype (int64, uint64, ...) are checked and
+    # narrowed here, whatever `validate`: the model's int32 inputs would
+    # wrap them into other nodes.
+    dataset = dataset.map(
+        lambda *element: with_int32_indices(
+            element, _is_graph_spec, ("edges", "edge_types", "node_mask")
+        )
+    )
+    spec = dataset.element_spec
+    padded_shapes, padding_values = padding_of(
+        spec,
+        _is_graph_spec,
+        lambda graph: _graph_padding(graph, num_nodes, num_edges),
+    )
     if validate:
         dataset = dataset.map(
             lambda *element: _validated(element, num_edge_types)
@@ -201,7 +217,8 @@ _DTYPES = {
 }
 
 
-def _graph_padding(spec, num_nodes, num_edges):
+def _check_graph_spec(spec):
+    """Raises unless one graph's spec has the right ranks and dtypes."""
     expected_ranks = {
         "node_inputs": 2,
         "edges": 2,
@@ -226,6 +243,11 @@ def _graph_padding(spec, num_nodes, num_edges):
             "shape (E, 2); put edge types in `edge_types`. "
             f"Received: edges spec {spec['edges']!r}"
         )
+    return {}, {}
+
+
+def _graph_padding(spec, num_nodes, num_edges):
+    _check_graph_spec(spec)
     padded_shapes = {}
     padding_values = {}
     for name, component in spec.items():

@@ -4,6 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from keras_recurrent._batching import INT32_MAX
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 
@@ -153,20 +154,35 @@ def _num_nodes(num_nodes, node_inputs, pairs):
                 "Pass `num_nodes` (or `node_inputs`) for a graph without "
                 "edges. Received: edges=[], num_nodes=None, node_inputs=None"
             )
-    return check_positive_int("num_nodes", num_nodes, allow_zero=True)
+    num_nodes = check_positive_int("num_nodes", num_nodes, allow_zero=True)
+    if num_nodes > INT32_MAX:
+        raise ValueError(
+            "Argument `num_nodes` must fit the int32 node indices of the "
+            f"model's inputs (at most 2**31 - 1). Received: num_nodes="
+            f"{num_nodes}"
+            + (
+                ", the largest node index in `edges` plus one"
+                if pairs.size and num_nodes == int(pairs.max()) + 1
+                else ""
+            )
+        )
+    return num_nodes
 
 
 def _check_edge_types(types, num_edge_types):
     """Checks that every edge type is `>= 0` and below `num_edge_types`."""
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
-    bad_types = types < 0
-    if num_edge_types is not None:
-        bad_types |= types >= num_edge_types
+    # Checked on the values as given, before the int32 cast (which would
+    # read a type 2**32 as type 0).
+    stop = INT32_MAX + 1 if num_edge_types is None else num_edge_types
+    bad_types = (types < 0) | (types >= stop)
     if bad_types.any():
         bad = np.argwhere(bad_types)[0][0]
         allowed = (
-            f"[0, {num_edge_types})" if num_edge_types is not None else ">= 0"
+            f"[0, {num_edge_types})"
+            if num_edge_types is not None
+            else "[0, 2**31) (the int32 range of the model's inputs)"
         )
         raise ValueError(
             f"Edge types must be in {allowed}. "
@@ -358,9 +374,23 @@ def _edge_array(edges):
             "target, edge_type)` triples. Received: edges.shape="
             f"{array.shape}"
         )
+    if array.size and array.dtype == object:
+        wide = [
+            value
+            for value in array.reshape(-1)
+            if isinstance(value, int) and not isinstance(value, bool)
+        ]
+        if len(wide) == array.size:
+            raise ValueError(
+                "Argument `edges` must hold node indices and edge types in "
+                "the int32 range of the model's inputs. Received: "
+                f"{max(wide, key=abs)} in edges"
+            )
     if array.size and not np.issubdtype(array.dtype, np.integer):
         raise ValueError(
             "Argument `edges` must hold integers. "
             f"Received: edges.dtype={array.dtype}"
         )
-    return array.astype("int64")
+    # Kept in their own dtype until checked: an int64 cast would turn a
+    # uint64 `2**64 - 1` into -1, an int32 cast `2**32 + 1` into node 1.
+    return array if array.size else array.astype("int64")

@@ -174,9 +174,10 @@ def check_children(
     # The level loop needs trees: a node with two parents would be put one
     # level below only one of them. Without a parent, `first_parent` is the
     # largest integer and `last_parent` the smallest; with one, they are
-    # equal. (Two slots of one parent naming the same child are fine: the
-    # child is read twice.)
+    # equal. Two slots of one parent naming the same child are refused by
+    # `repeated_children` (the child's state would be added in twice).
     shared = ops.less(first_parent, last_parent)
+    repeated = repeated_children(children)
     # Every real node but the root (the last real node) is a child: an
     # orphan would be left out of the root's state.
     has_parent = ops.reshape(
@@ -195,6 +196,7 @@ def check_children(
     any_bad = ops.logical_or(
         any_bad, ops.logical_or(ops.any(shared), ops.any(orphan))
     )
+    any_bad = ops.logical_or(any_bad, ops.any(repeated))
     return assert_no_bad_node(
         last_parent,
         any_bad,
@@ -208,7 +210,20 @@ def check_children(
                 node_of_row,
             ),
             orphan,
+            repeated,
         ),
+    )
+
+
+def repeated_children(children):
+    """`(batch, N)` bool: the nodes that name one child in two slots."""
+    ordered = ops.sort(children, axis=-1)
+    return ops.any(
+        ops.logical_and(
+            ops.equal(ordered[..., 1:], ordered[..., :-1]),
+            ops.greater_equal(ordered[..., 1:], 0),
+        ),
+        axis=-1,
     )
 
 
@@ -224,11 +239,11 @@ def check_children_eagerly(layer, children, node_mask):
     return True
 
 
-def _named_checks(layer, children, real, shared, orphan):
+def _named_checks(layer, children, real, shared, orphan, repeated):
     """Each check of `check_children` alone: `(bad, message)` pairs;
     `shared` `(batch * N,)` marks the children of more than one node,
     `orphan` `(batch, N)` the real nodes that are neither the root nor a
-    child."""
+    child, `repeated` `(batch, N)` the nodes that list a child twice."""
     num_nodes = ops.shape(children)[1]
     is_child = ops.not_equal(children, -1)
     padding_first = ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])
@@ -282,6 +297,10 @@ def _named_checks(layer, children, real, shared, orphan):
             "smaller than its parent's (no cycles).",
         ),
         (
+            ops.expand_dims(repeated, -1),
+            "`children` must form trees: a node lists each child once.",
+        ),
+        (
             shared,
             "`children` must form trees: every node is the child of at "
             "most one node.",
@@ -300,8 +319,9 @@ def bad_trees(children, real):
 
     For the static-shape path, where no assertion can run: a tree with a
     child index out of range, not smaller than its parent's, on or to a
-    padding node, padding before a real node, a child of two nodes or a
-    real node that is neither the root (the last real node) nor a child.
+    padding node, padding before a real node, a child of two nodes or
+    listed twice by one, or a real node that is neither the root (the last
+    real node) nor a child.
     `real` is the bool `(batch, N)` mask.
     """
     batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
@@ -330,4 +350,5 @@ def bad_trees(children, real):
         ops.logical_or(padding_first, out_of_range),
         ops.logical_or(shared, orphan),
     )
+    bad = ops.logical_or(bad, repeated_children(children))
     return ops.any(bad, axis=1)

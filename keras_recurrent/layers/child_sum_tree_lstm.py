@@ -53,11 +53,13 @@ class ChildSumTreeLSTM(TreeLSTMBase):
 
     Nodes must be in topological order: every child's index smaller than
     its parent's, the real nodes first, the root the last real node, and
-    form one tree: no node is the child of two nodes, and every real node
-    but the root is a child. `children` must be an integer tensor and
+    form one tree: no node is the child of two nodes or listed twice by one
+    (`[0, 0]`; its state would be summed in twice), and every real node but
+    the root is a child. `children` must be an integer tensor and
     `node_mask` a bool or integer one (floats are rejected when traced).
     Bad `children` (an index out of range, not smaller than its parent's,
-    on or to a padding node, a child of two nodes, a real node that is
+    on or to a padding node, a child of two nodes or listed twice by one,
+    a real node that is
     neither the root nor a child) raise a `ValueError` on eager tensors
     and, inside a traced TensorFlow function, an `InvalidArgumentError` at
     run time. Compiled code (XLA, a jitted JAX function) cannot raise on

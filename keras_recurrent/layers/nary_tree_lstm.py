@@ -44,7 +44,9 @@ class NaryTreeLSTM(TreeLSTMBase):
     static shapes under XLA and with JAX), with the same input checks and
     the same NaN outputs for a tree with bad `children` in compiled code;
     in addition, `children` must have exactly `arity` slots (a
-    `ValueError` when the layer is built).
+    `ValueError` when the layer is built). A node naming one child in two
+    slots (`[0, 0]`) is refused like any other non-tree: a tree node has
+    each child once, in one slot.
 
     Weights, with `x` blocks in the order `[i, f, o, u]`:
 

@@ -8,6 +8,8 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
@@ -43,6 +45,14 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
     index as target, or for `ops.softmax`. Padding nodes get the logit
     `-1e9` (`-6e4` in float16), so they can never be selected and have
     probability 0.
+
+    A graph with no real node (`node_mask` all zero) has no node to
+    select, and a softmax over its padding would be a made-up answer: on
+    eager tensors the call raises a `ValueError` naming the graph; in
+    traced or compiled code (`fit`, `predict`, `jit_compile=True`, a jitted
+    JAX function), where no value can raise, that graph's logits are all
+    NaN and the other graphs are unaffected. Leave empty graphs out of
+    node-selection data (`kr.layers.GraphReadout` does accept them).
 
     Weights, with `F` the width of `node_states` plus that of `node_inputs`:
 
@@ -172,6 +182,16 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
         features, is_real = node_features(
             *unpack_node_inputs(self, inputs), self.compute_dtype
         )
+        has_node = ops.any(is_real, axis=1)
+        concrete = concrete_numpy(has_node)
+        if concrete is not None and not concrete[0].all():
+            graph = int(concrete[0].argmin())
+            raise ValueError(
+                f"NodeSelection {self.name!r}: graph {graph} has no real node "
+                "(its `node_mask` is all zero), so there is no node to "
+                f"select. Received: node_mask[{graph}] with no nonzero entry "
+                f"among its {is_real.shape[1]} slots"
+            )
         if self.hidden_units:
             features = ops.matmul(features, self.hidden_kernel)
             if self.use_bias:
@@ -186,7 +206,9 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
             if self.compute_dtype == "float16"
             else _MASKED_LOGIT
         )
-        return ops.where(is_real, logits, ops.full_like(logits, masked))
+        logits = ops.where(is_real, logits, ops.full_like(logits, masked))
+        # Traced or compiled: a graph without real nodes gets NaN logits.
+        return poison_invalid_graphs(logits, has_node)
 
     def compute_output_shape(self, input_shape):
         node_states_shape = unpack_node_inputs(self, input_shape)[0]

@@ -8,6 +8,7 @@ from keras_recurrent._batching import check_dataset
 from keras_recurrent._batching import find_matches
 from keras_recurrent._batching import padding_of
 from keras_recurrent._batching import with_checked_tensors
+from keras_recurrent._batching import with_int32_indices
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.trees.schedule import TREE_LEVELS
@@ -16,6 +17,8 @@ from keras_recurrent.trees.schedule import tree_levels
 # The keys of one tree as `encode_tree` makes it; `node_inputs` (float
 # features) may stand in for `node_tokens`.
 _TREE_KEYS = ("children", "node_mask")
+# The integer components that reach the model as int32 `keras.Input`s.
+_INDEX_KEYS = ("node_tokens", "children", "node_mask")
 
 
 def tree_spec(num_children, *, node_features=None):
@@ -130,7 +133,12 @@ def padded_batch(
     Returns:
         The batched `tf.data.Dataset`; each tree dict becomes the padded
         tensors `(batch, N)`, `(batch, N, K)`, `(batch, N)`, and with
-        `levels`, `"tree_levels"` int32 `(batch, L, W)`.
+        `levels`, `"tree_levels"` int32 `(batch, L, W)`. Integer
+        `node_tokens`, `children` and `node_mask` of another dtype (int64,
+        uint64, ...) come out as int32, the dtype of the model's inputs; a
+        value outside the int32 range stops the iteration with an
+        `InvalidArgumentError` naming it, even with `validate=False` (the
+        model's int32 inputs would wrap it into another node).
 
     Example:
 
@@ -147,15 +155,23 @@ def padded_batch(
     num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
     boundaries = _check_bucket_boundaries(bucket_boundaries, num_nodes)
     spec = dataset.element_spec
-    padded_shapes, padding_values = padding_of(
-        spec, _is_tree_spec, lambda tree: _tree_padding(tree, num_nodes)
-    )
+    padding_of(spec, _is_tree_spec, lambda tree: ({}, {}))
     if len(find_matches(spec, _is_tree_spec)) != 1:
         raise ValueError(
             "Argument `dataset` must have elements that hold one tree dict "
             f"with the keys {list(_TREE_KEYS)}. "
             f"Received: element_spec={spec!r}"
         )
+    # Indices of a wider integer dtype (int64, uint64, ...) are checked and
+    # narrowed here, whatever `validate`: the model's int32 inputs would
+    # wrap them into other nodes.
+    dataset = dataset.map(
+        lambda *element: with_int32_indices(element, _is_tree_spec, _INDEX_KEYS)
+    )
+    spec = dataset.element_spec
+    padded_shapes, padding_values = padding_of(
+        spec, _is_tree_spec, lambda tree: _tree_padding(tree, num_nodes)
+    )
     if validate:
         dataset = dataset.map(_validated)
     check_bool("levels", levels)

@@ -4,6 +4,9 @@ import re
 
 import numpy as np
 
+from keras_recurrent._batching import INT32_MAX
+from keras_recurrent._batching import INT32_MIN
+from keras_recurrent._batching import int32_problem
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
@@ -275,7 +278,19 @@ def encode_tree(
                 f"Received: tree={tree!r}"
             )
         for node, kids in enumerate(children):
-            _check_whole_numbers(f"children[{node}]", np.asarray(kids))
+            kids = np.asarray(kids)
+            _check_whole_numbers(f"children[{node}]", kids)
+            # Checked on the values as given: the int32 array below would
+            # wrap a child 2**32 + 1 into node 1. (Smaller bad indices are
+            # named by `find_tree_problem` below.)
+            outside = (kids < INT32_MIN) | (kids > INT32_MAX)
+            if outside.any():
+                raise ValueError(
+                    "Argument `tree` must list children by their node index "
+                    f"in [0, {len(labels)}) (the number of nodes). Received: "
+                    f"node {node} has the child {kids[outside][0].item()} in "
+                    f"children[{node}]={kids.tolist()}"
+                )
     else:
         labels, children = post_order(
             tree,
@@ -303,10 +318,16 @@ def encode_tree(
         )
         if problem is not None:
             raise ValueError(f"Argument `tree` is no tree: {problem}")
+    tokens = [_token(label, vocabulary) for label in labels]
+    for node, token in enumerate(tokens):
+        if not INT32_MIN <= token <= INT32_MAX:
+            raise ValueError(
+                "Token ids must lie in the int32 range [-2**31, 2**31) of "
+                f"the model's inputs. Received: token {token} for node "
+                f"{node} (label {labels[node]!r})"
+            )
     return {
-        "node_tokens": np.array(
-            [_token(label, vocabulary) for label in labels], dtype="int32"
-        ),
+        "node_tokens": np.array(tokens, dtype="int32"),
         "children": array,
         "node_mask": np.ones(len(labels), dtype="int32"),
     }
@@ -382,7 +403,7 @@ def encode_trees(
         "num_children", num_children, allow_none=True
     )
     encoded = [
-        tree
+        _checked_tree_dict(tree, index)
         if isinstance(tree, dict)
         else encode_tree(
             tree,
@@ -392,7 +413,7 @@ def encode_trees(
             intermediate_label=intermediate_label,
             num_children=num_children,
         )
-        for tree in trees
+        for index, tree in enumerate(trees)
     ]
     sizes = [len(tree["node_mask"]) for tree in encoded]
     most_children = max(
@@ -412,7 +433,7 @@ def encode_trees(
     }
     for index, tree in enumerate(encoded):
         size = sizes[index]
-        kids = np.asarray(tree["children"], dtype="int32").reshape(size, -1)
+        kids = tree["children"]
         if kids.shape[1] > width and (kids[:, width:] >= 0).any():
             raise ValueError(
                 f"Tree {index} has a node with more than num_children="
@@ -425,6 +446,53 @@ def encode_trees(
     if check_bool("levels", levels):
         batch[TREE_LEVELS] = tree_levels(batch["children"], batch["node_mask"])
     return batch
+
+
+# The keys of a tree dict, as `encode_tree` returns it.
+_TREE_DICT_KEYS = ("node_tokens", "children", "node_mask")
+
+
+def _checked_tree_dict(tree, index):
+    """The arrays of `trees[index]`, a dict as `encode_tree` returns, as
+    int32 after checking keys, dtypes, shapes, the int32 range (checked on
+    the values as given, so that `2**32 + 1` is not read as node 1) and
+    that `children` form a tree; else a `ValueError` naming the tree."""
+    name = f"trees[{index}]"
+    if set(tree) != set(_TREE_DICT_KEYS):
+        raise ValueError(
+            f"A tree dict must have the keys {list(_TREE_DICT_KEYS)}, as "
+            "`kr.trees.encode_tree` returns it (or pass the tree itself: a "
+            "string, nested tuples or a `(labels, children)` pair). "
+            f"Received: {name} with the keys {sorted(map(str, tree))}"
+        )
+    arrays = {key: np.asarray(tree[key]) for key in _TREE_DICT_KEYS}
+    size = arrays["node_mask"].shape[0] if arrays["node_mask"].ndim else -1
+    for key, array in arrays.items():
+        rank = 2 if key == "children" else 1
+        if array.ndim != rank or array.shape[0] != size:
+            raise ValueError(
+                f"In a tree dict, `node_tokens` and `node_mask` must be "
+                f"`(n,)` and `children` `(n, K)`. Received: {name} with "
+                + ", ".join(f"{k}.shape={a.shape}" for k, a in arrays.items())
+            )
+        integer = array.dtype.kind in "iu" or (
+            key == "node_mask" and array.dtype == bool
+        )
+        if array.size and not integer:
+            raise ValueError(
+                f"`{name}['{key}']` must hold integers. "
+                f"Received: dtype {array.dtype}"
+            )
+        problem = int32_problem(f"{name}['{key}']", array)
+        if problem is not None:
+            raise ValueError(problem)
+    checked = {key: array.astype("int32") for key, array in arrays.items()}
+    problem = find_tree_problem(
+        checked["children"][None], checked["node_mask"][None]
+    )
+    if problem is not None:
+        raise ValueError(f"{name} is no tree: {problem}")
+    return checked
 
 
 def _post_order(root, expand, binarize, intermediate_label):

@@ -28,8 +28,10 @@ def validate_tree_tensors(children, node_mask, *, arity=None):
     Raises:
         ValueError: If a shape or dtype is wrong, the real nodes do not come
             first, or a child index is out of range, not smaller than its
-            parent's, on a padding node, or points to a padding node; the
-            message names the tree and the node.
+            parent's, on a padding node, or points to a padding node, a node
+            lists a child twice (`[0, 0]`) or is the child of two nodes, or
+            a real node other than the root is no node's child; the message
+            names the tree and the node.
 
     Example:
 
@@ -113,6 +115,18 @@ def find_tree_problem(children, node_mask):
             "`children` must be in topological order: every child's index "
             "smaller than its parent's (no cycles). Received: "
             f"children[{tree}, {node}]={children[tree, node].tolist()}"
+        )
+    # A child named in two slots of one node: a tree has no such edge, and
+    # the layers would add the child's state in twice.
+    ordered = np.sort(children, axis=-1)
+    repeated = (ordered[..., 1:] == ordered[..., :-1]) & (ordered[..., 1:] >= 0)
+    if repeated.any():
+        tree, node, slot = np.argwhere(repeated)[0]
+        return (
+            "`children` must form trees: a node lists each child once. "
+            f"Received: node {node} of tree {tree} lists node "
+            f"{ordered[tree, node, slot + 1]} twice, in children[{tree}, "
+            f"{node}]={children[tree, node].tolist()}"
         )
     # Nodes with two parents, found at once (a loop over the nodes that
     # compares each with all children took 16 s for a 20,001-node tree).

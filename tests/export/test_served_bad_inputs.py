@@ -133,3 +133,86 @@ def test_a_model_served_without_lengths_names_an_empty_sequence(tmp_path):
     np.testing.assert_allclose(served, model(x), atol=1e-5)
     with pytest.raises(INVALID, match=r"`frames` needs at least one timestep"):
         serve(frames=x[:, :0])
+
+
+def test_the_wide_signature_takes_64_bit_frames_and_lengths(served, tmp_path):
+    model, call = served
+    path = str(tmp_path / "model")
+    kr.export.export_saved_model(model, path, lengths=True)
+    loaded = tf.saved_model.load(path)
+    wide = loaded.signatures["serve_wide"]
+    _, specs = wide.structured_input_signature
+    assert {name: spec.dtype for name, spec in specs.items()} == {
+        "frames": tf.float64,
+        "lengths": tf.int64,
+    }
+    x, lengths = _request()
+    expected = call(x, lengths).numpy()
+    served_wide = wide(
+        frames=tf.constant(x.astype("float64")),
+        lengths=tf.constant(lengths.astype("int64")),
+    )
+    np.testing.assert_array_equal(next(iter(served_wide.values())), expected)
+    # The first signature refuses 64-bit tensors, naming the input.
+    with pytest.raises(TypeError, match=r"tf.float64.*name='frames'"):
+        loaded.signatures["serve"](
+            frames=tf.constant(x.astype("float64")), lengths=lengths
+        )
+    # 2**32 + 5 is no length 5; 1e300 is no float32.
+    with pytest.raises(
+        INVALID, match=r"`lengths` must hold values in the int32"
+    ):
+        wide(frames=x, lengths=np.array([2**32 + 5, 2], "int64"))
+    with pytest.raises(
+        INVALID, match=r"`frames` must hold values in the finite"
+    ):
+        wide(frames=x.astype("float64") * 1e300, lengths=lengths)
+
+
+def _graph_model():
+    keras.utils.set_random_seed(0)
+    inputs = kr.graphs.graph_inputs(1, num_nodes=3)
+    states = kr.layers.GatedGraph(4, 2, propagation_steps=2)(inputs)
+    output = kr.layers.GraphReadout(2, name="readout")(
+        [states, inputs["node_inputs"], inputs["node_mask"]]
+    )
+    return keras.Model(inputs, output)
+
+
+def test_the_wide_signature_never_wraps_an_index(tmp_path):
+    model = _graph_model()
+    path = str(tmp_path / "model")
+    kr.export.export_saved_model(model, path)
+    loaded = tf.saved_model.load(path)
+    graphs = kr.graphs.encode_graphs(
+        [{"edges": [(0, 1, 1), (1, 2, 0)]}], num_nodes=3
+    )
+    expected = loaded.signatures["serve"](**graphs)["readout"].numpy()
+    np.testing.assert_allclose(
+        expected, keras.ops.convert_to_numpy(model(graphs)), atol=1e-5
+    )
+    wide = {
+        name: array.astype("float64" if name == "node_inputs" else "int64")
+        for name, array in graphs.items()
+    }
+    served = loaded.signatures["serve_wide"](**wide)["readout"].numpy()
+    np.testing.assert_array_equal(served, expected)
+    wrapped = dict(wide)
+    wrapped["edges"] = wide["edges"].copy()
+    wrapped["edges"][0, 0, 1] += 2**32  # 2**32 + 1: node 1 as int32.
+    with pytest.raises(
+        INVALID,
+        match=r"`edges` must hold values in the int32 range.*4294967297",
+    ):
+        loaded.signatures["serve_wide"](**wrapped)
+    with pytest.raises(TypeError, match=r"tf.int64.*name='edges'"):
+        loaded.signatures["serve"](
+            **{**graphs, "edges": tf.constant(wrapped["edges"])}
+        )
+    # What the guide warns of: TensorFlow converts a NumPy argument to the
+    # first signature's int32 before any served op runs, so there
+    # 2**32 + 1 is node 1, unseen. The wide signature is the one for int64.
+    converted = loaded.signatures["serve"](
+        **{**graphs, "edges": wrapped["edges"]}
+    )
+    np.testing.assert_array_equal(converted["readout"].numpy(), expected)

@@ -96,3 +96,53 @@ def test_graph_inputs_feed_a_model():
         kr.graphs.graph_inputs(1, node_mask_dtype="int8")
     with pytest.raises(ValueError, match="num_edges=0"):
         kr.graphs.graph_inputs(1, num_edges=0)
+
+
+def _wide_dataset(edges, edge_types, dtype):
+    graph = {
+        "node_inputs": np.ones((3, 1), "float32"),
+        "edges": np.array(edges, dtype),
+        "edge_types": np.array(edge_types, dtype),
+        "node_mask": np.ones(3, dtype),
+    }
+    return tf.data.Dataset.from_tensors((graph, 0))
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize("dtype", ["int64", "uint32", "uint64"])
+def test_padded_batch_narrows_wide_indices_to_int32(dtype, validate):
+    batched = kr.graphs.padded_batch(
+        _wide_dataset([(0, 1), (1, 2)], [1, 0], dtype),
+        2,
+        num_edges=3,
+        validate=validate,
+    )
+    batch, _ = next(iter(batched))
+    expected = kr.graphs.encode_graphs(
+        [{"edges": [(0, 1, 1), (1, 2, 0)]}], num_edges=3
+    )
+    for name in ("edges", "edge_types", "node_mask"):
+        assert batch[name].dtype == tf.int32, name
+        np.testing.assert_array_equal(batch[name].numpy(), expected[name])
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize(
+    "dtype, edges, edge_types, message",
+    [
+        ("int64", [(0, 2**32 + 1)], [0], r"`edges`.*int32.*4294967297"),
+        ("int64", [(0, 1)], [2**32], r"`edge_types`.*\[0\]=4294967296"),
+        ("uint64", [(0, 2**64 - 1)], [0], r"`edges`.*18446744073709551615"),
+    ],
+    ids=["int64 node", "int64 type", "uint64 node"],
+)
+def test_padded_batch_never_wraps_an_index(
+    dtype, edges, edge_types, message, validate
+):
+    # Even without `validate`: the model's int32 input would read
+    # 2**32 + 1 as node 1.
+    batched = kr.graphs.padded_batch(
+        _wide_dataset(edges, edge_types, dtype), 2, validate=validate
+    )
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        next(iter(batched))

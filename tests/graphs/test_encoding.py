@@ -154,3 +154,73 @@ def test_validate_graph_tensors_rejects_bad_shapes_and_dtypes(change, message):
     change(batch)
     with pytest.raises(ValueError, match=message):
         kr.graphs.validate_graph_tensors(**batch)
+
+
+WIDE = 2**32 + 1  # As int32: 1, a valid node.
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"edges": np.array([[0, WIDE]]), "num_nodes": 3},
+            r"\[0, 3\).*edge 0 = \[0, 4294967297\]",
+        ),
+        (
+            {"edges": np.array([[0, 2**64 - 1]], "uint64"), "num_nodes": 3},
+            r"edge 0 = \[0, 18446744073709551615\]",
+        ),
+        (
+            {"edges": [(0, 1, 2**32)], "num_nodes": 3},
+            r"\[0, 2\*\*31\).*type 4294967296 for edge 0",
+        ),
+        (
+            {"edges": [(0, 1)], "edge_types": [2**32], "num_nodes": 3},
+            r"type 4294967296 for edge 0",
+        ),
+        (
+            {
+                "edges": [(0, 1)],
+                "edge_types": np.array([2**64 - 1], "uint64"),
+                "num_nodes": 3,
+            },
+            r"type 18446744073709551615 for edge 0",
+        ),
+        (
+            {"edges": [(0, 1, 2**32)], "num_edge_types": 2},
+            r"\[0, 2\).*type 4294967296",
+        ),
+        ({"edges": [(0, 2**70)]}, r"int32 range.*1180591620717411303424"),
+        ({"edges": [(0, WIDE)]}, r"num_nodes=4294967298, the largest node"),
+    ],
+    ids=[
+        "int64 node",
+        "uint64 node",
+        "type in triple",
+        "type in edge_types",
+        "uint64 type",
+        "type with num_edge_types",
+        "beyond int64",
+        "implied num_nodes",
+    ],
+)
+def test_encode_graph_never_wraps_an_index(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        kr.graphs.encode_graph(**arguments)
+    # The batch encoder says the same, naming the graph.
+    if "num_edge_types" not in arguments:
+        with pytest.raises(
+            ValueError, match=f"Graph 0 is invalid: .*{message}"
+        ):
+            kr.graphs.encode_graphs([arguments])
+
+
+def test_encode_graph_takes_wide_dtypes_as_their_values():
+    narrow = kr.graphs.encode_graph([(0, 1, 1), (1, 2, 0)])
+    for dtype in ("int64", "uint64", "uint8"):
+        wide = kr.graphs.encode_graph(
+            np.array([(0, 1, 1), (1, 2, 0)], dtype), num_nodes=3
+        )
+        for key, value in narrow.items():
+            assert wide[key].dtype == value.dtype, (dtype, key)
+            np.testing.assert_array_equal(wide[key], value)

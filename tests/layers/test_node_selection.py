@@ -160,3 +160,63 @@ def test_trains_under_mirrored_strategy_like_on_one_device():
             "loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         },
     )
+
+
+def _with_an_empty_graph():
+    """Graph 1 of three has no real node: nothing to select."""
+    states, node_inputs, node_mask = reference.node_data()
+    empty_mask = node_mask.copy()
+    empty_mask[1] = 0
+    return states, node_inputs, node_mask, empty_mask
+
+
+def test_a_graph_without_real_nodes_is_refused_eagerly():
+    states, node_inputs, _, empty_mask = _with_an_empty_graph()
+    layer = _selection()
+    with pytest.raises(ValueError, match=r"graph 1 has no real node"):
+        layer([states, node_inputs, empty_mask])
+    with pytest.raises(ValueError, match=r"graph 0 has no real node"):
+        layer([states, node_inputs, np.zeros_like(empty_mask).astype(bool)])
+    # An empty batch has no empty graph.
+    assert layer([states[:0], node_inputs[:0], empty_mask[:0]]).shape == (0, 5)
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow", reason="tf.function"
+)
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_a_graph_without_real_nodes_gets_nan_when_traced(jit_compile):
+    import tensorflow as tf
+
+    states, node_inputs, node_mask, empty_mask = _with_an_empty_graph()
+    layer = _selection()
+    expected = np.asarray(layer([states, node_inputs, node_mask]))
+    traced = tf.function(lambda *x: layer(list(x)), jit_compile=jit_compile)
+    logits = np.asarray(traced(states, node_inputs, empty_mask))
+    # NaN for graph 1, not a uniform softmax over its padding; the other
+    # graphs are untouched.
+    assert np.all(np.isnan(logits[1]))
+    np.testing.assert_allclose(logits[[0, 2]], expected[[0, 2]], rtol=1e-6)
+
+
+def test_a_graph_without_real_nodes_gets_nan_in_predict():
+    states, node_inputs, node_mask, empty_mask = _with_an_empty_graph()
+    inputs = [
+        keras.Input((5, 4)),
+        keras.Input((5, 2)),
+        keras.Input((5,), dtype="int32"),
+    ]
+    layer = kr.layers.NodeSelection()
+    model = keras.Model(inputs, layer(inputs))
+    reference.randomize_weights(layer)
+    expected = keras.ops.convert_to_numpy(
+        model([states, node_inputs, node_mask])
+    )
+    if keras.backend.backend() == "torch":
+        # PyTorch's `predict` runs eagerly: the values are checked.
+        with pytest.raises(ValueError, match="graph 1 has no real node"):
+            model.predict([states, node_inputs, empty_mask], verbose=0)
+        return
+    logits = model.predict([states, node_inputs, empty_mask], verbose=0)
+    assert np.all(np.isnan(logits[1]))
+    np.testing.assert_allclose(logits[[0, 2]], expected[[0, 2]], rtol=1e-5)

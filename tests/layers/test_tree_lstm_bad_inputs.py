@@ -57,6 +57,11 @@ VALUE_CASES = {
     "negative child": (_set("children", (0, 2, 0), -3), IN_RANGE),
     "cycle": (_set("children", (0, 0, 0), 3), "topological order"),
     "shared child": (_set("children", (0, 3, 1), 0), "at most one node"),
+    # b (3) lists c (2) in both slots: its state would be summed in twice.
+    "repeated child": (
+        _set("children", (0, 3, 1), 2),
+        "lists each child once",
+    ),
     "child of padding": (_set("children", (0, 5, 0), 0), "padding node"),
     "child is padding": (
         _set("children", (0, 4, 1), 5),
@@ -190,7 +195,7 @@ def served(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    "case", ["child >= N", "cycle", "shared child", "orphan"]
+    "case", ["child >= N", "cycle", "shared child", "repeated child", "orphan"]
 )
 def test_bad_values_in_a_saved_model(case, served):
     corrupt, message = VALUE_CASES[case]

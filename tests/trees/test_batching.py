@@ -110,3 +110,53 @@ def test_padded_batch_stops_at_a_bad_tree():
     # Without the check, the bad tree passes (for data checked before).
     batches = list(kr.trees.padded_batch(trees(bad), 2, validate=False))
     np.testing.assert_array_equal(batches[0][0]["children"][0, 2], [0, -1])
+
+
+def _wide_trees(children, dtype):
+    tree = {
+        "node_tokens": np.array([2, 3, 1], dtype),
+        "children": np.array(children, dtype),
+        "node_mask": np.ones(3, dtype),
+    }
+    return tf.data.Dataset.from_tensors((tree, 1))
+
+
+@pytest.mark.parametrize("validate", [True, False])
+def test_padded_batch_narrows_wide_indices_to_int32(validate):
+    batched = kr.trees.padded_batch(
+        _wide_trees([[-1, -1], [-1, -1], [0, 1]], "int64"),
+        2,
+        validate=validate,
+    )
+    batch, _ = next(iter(batched))
+    expected = kr.trees.encode_trees(["(1 2 3)"])
+    assert sorted(batch) == sorted(expected)
+    for name, array in expected.items():
+        assert batch[name].dtype == tf.int32, name
+        np.testing.assert_array_equal(batch[name].numpy(), array)
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize(
+    "dtype, children, message",
+    [
+        (
+            "int64",
+            [[-1, -1], [-1, -1], [0, 2**32 + 1]],
+            r"`children`.*int32.*\[2, 1\]=4294967297",
+        ),
+        (
+            # -1 is no uint64: 2**64 - 1 is no empty slot either.
+            "uint64",
+            [[2**64 - 1] * 2, [2**64 - 1] * 2, [0, 1]],
+            r"`children`.*\[0, 0\]=18446744073709551615",
+        ),
+    ],
+    ids=["int64", "uint64"],
+)
+def test_padded_batch_never_wraps_an_index(dtype, children, message, validate):
+    batched = kr.trees.padded_batch(
+        _wide_trees(children, dtype), 2, validate=validate
+    )
+    with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+        next(iter(batched))

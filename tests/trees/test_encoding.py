@@ -182,9 +182,10 @@ def test_validate_tree_tensors_errors():
     pair = kr.trees.encode_trees(["(1 2)"], num_children=2)
     children = pair["children"].copy()
     children[0, 1] = [0, 0]
-    # Two slots naming one child is not a tree, but still topological: the
-    # layers accept it (the child is read twice).
-    kr.trees.validate_tree_tensors(children, pair["node_mask"])
+    # Two slots naming one child is not a tree: the layers would add the
+    # child's state in twice.
+    with pytest.raises(ValueError, match="node 1 of tree 0 lists node 0 twice"):
+        kr.trees.validate_tree_tensors(children, pair["node_mask"])
     children = batch["children"].copy()
     children[0, 2] = [0, -1]
     # Node 1 ("3") is neither the root nor a child: an orphan, which the
@@ -256,3 +257,113 @@ def test_binarized_nodes_share_token_zero_with_padding_harmlessly():
         vocabulary=vocabulary,
     )
     assert own["node_tokens"].tolist() == [[2, 3, 7, 4, 1]]
+
+
+WIDE = 2**32 + 1  # As int32: 1, a valid node of the trees below.
+
+
+def _dict_tree(children, **overrides):
+    """The dict `encode_tree` gives for `(1 2 3)`, with other `children`."""
+    return {
+        "node_tokens": np.array([2, 3, 1]),
+        "children": np.asarray(children),
+        "node_mask": np.ones(3, "int32"),
+        **overrides,
+    }
+
+
+def test_encode_trees_takes_wide_dicts_as_their_values():
+    narrow = kr.trees.encode_trees(["(1 2 3)"], levels=False)
+    for dtype in ("int64", "int16"):
+        tree = {key: value[0].astype(dtype) for key, value in narrow.items()}
+        batch = kr.trees.encode_trees([tree], levels=False)
+        for key, value in narrow.items():
+            assert batch[key].dtype == np.int32
+            np.testing.assert_array_equal(batch[key], value)
+
+
+@pytest.mark.parametrize(
+    "tree, message",
+    [
+        (
+            _dict_tree([[-1, -1], [-1, -1], [0, WIDE]]),
+            r"trees\[0\]\['children'\].*int32 range.*\[2, 1\]=4294967297",
+        ),
+        (
+            _dict_tree(np.array([[0, 0], [0, 0], [0, 2**64 - 1]], "uint64")),
+            r"trees\[0\]\['children'\].*=18446744073709551615",
+        ),
+        (
+            _dict_tree([[-1, -1], [-1, -1], [0, 1]], node_mask=[1, 1, 2**32]),
+            r"trees\[0\]\['node_mask'\].*\[2\]=4294967296",
+        ),
+        (
+            _dict_tree(
+                [[-1, -1], [-1, -1], [0, 1]], node_tokens=[2, 3, -(2**40)]
+            ),
+            r"trees\[0\]\['node_tokens'\].*=-1099511627776",
+        ),
+        (
+            {"tokens": [1, 2, 3], "children": [[1, 2], [-1, -1], [-1, -1]]},
+            r"keys \['node_tokens', 'children', 'node_mask'\].*"
+            r"trees\[0\] with the keys \['children', 'tokens'\]",
+        ),
+        (
+            _dict_tree([[-1, -1], [-1, -1], [0, 1]], levels=[1]),
+            r"Received: trees\[0\] with the keys .*'levels'",
+        ),
+        (
+            _dict_tree([[1, 2], [-1, -1], [-1, -1]]),
+            r"trees\[0\] is no tree: .*topological order",
+        ),
+        (
+            _dict_tree([[-1, -1], [-1, -1], [0, 0]]),
+            r"trees\[0\] is no tree: .*lists node 0 twice",
+        ),
+        (
+            _dict_tree([[-1, -1], [-1, -1], [0.0, 1.0]]),
+            r"trees\[0\]\['children'\]` must hold integers.*float64",
+        ),
+        (
+            _dict_tree([-1, -1, 0]),
+            r"`children` `\(n, K\)`.*children.shape=\(3,\)",
+        ),
+    ],
+    ids=[
+        "int64 child 2**32+1",
+        "uint64 child",
+        "int64 mask",
+        "int64 token",
+        "unknown keys",
+        "extra key",
+        "not topological",
+        "repeated child",
+        "float children",
+        "children rank 1",
+    ],
+)
+def test_encode_trees_refuses_bad_dicts(tree, message):
+    with pytest.raises(ValueError, match=message):
+        kr.trees.encode_trees([tree], levels=False)
+
+
+@pytest.mark.parametrize(
+    "tree, message",
+    [
+        (
+            ([1, 2, 3], [[], [], [0, WIDE]]),
+            r"node 2 has the child 4294967297",
+        ),
+        (
+            ([1, 2, 3], [[], [], list(np.array([0, WIDE], "int64"))]),
+            r"node 2 has the child 4294967297",
+        ),
+        (([1, 2], [[], [0, 0]]), r"node 1 of tree 0 lists node 0 twice"),
+        (([1, 2**31], [[], [0]]), r"token 2147483648 for node 1"),
+        ("(4294967297 2)", r"token 4294967297 for node 1"),
+    ],
+    ids=["python child", "int64 child", "repeated child", "label", "string"],
+)
+def test_encode_tree_never_wraps_an_index(tree, message):
+    with pytest.raises(ValueError, match=message):
+        kr.trees.encode_tree(tree)
