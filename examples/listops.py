@@ -17,19 +17,34 @@ test accuracies next to the published ones:
 
 Every tree model embeds node tokens with `keras.layers.Embedding` and maps
 the root state through `Dense(10)`. The data are generated with the
-original's distribution (depth limit 19, at most 5 arguments), limited to
-`--max-length` tokens. Examples are batched by size (less padding, fewer
-levels per batch) into padded NumPy arrays by a `keras.utils.PyDataset`, so
+original's distribution (depth limit 19, at most 5 arguments, an operator
+with probability 0.25), of any length unless `--max-length` is given, as
+one pool of distinct expressions, shuffled, then split. Distinct
+expressions run short among the short ones, so the pool's size shapes the
+lengths: about 100,000 (as the release's train and test files together;
+93,000 with `--train-size 90000`) give the release's test distribution
+(median 16 tokens, 21% of depth 1, 11% over 100 tokens, 4% over 200).
+
+Examples are sorted by size and cut into batches of at most
+`--batch-size` expressions and `--batch-nodes` nodes once padded (long
+expressions come a few at a time); each batch is padded to
+`kr.trees.bucket_size` of its largest example (a handful of shapes for
+compiled code) and carries the level schedule `tree_levels`, the tree
+layer's fourth input. A `keras.utils.PyDataset` makes the NumPy batches, so
 the script runs on the TensorFlow backend (the default here) and on the
 PyTorch one, CPU or GPU, without TensorFlow installed: it is only imported
 with its backend. Adam's learning rate follows a cosine decay over all the
 steps after a short warm-up, gradients are clipped to norm 5, and the
-weights of the epoch with the best validation accuracy are tested.
+weights of the epoch with the best validation accuracy are tested. The
+script prints the test accuracy by expression length (<= 50, 51-100,
+101-200, > 200 tokens) and the training time (epochs and validation).
 
-What we measured with the TensorFlow backend on a 2-core CPU, with
+docs/experiments.md has the figures on the release's test sample. Earlier
+measurements, with training data capped at 100 tokens (`--max-length 100`,
+then the default), TensorFlow backend on a 2-core CPU, with
 `--train-size 90000 --epochs 5` (the published data size) and the other
 defaults (units 128, embedding 64, batch 128, learning rate 1e-2), test
-accuracy:
+accuracy on generated data of at most 100 tokens:
 
 - `nary`: 97.4% (validation 75.5, 88.0, 93.2, 97.4, 97.7% over the
   epochs; 97.5% in an earlier run of the same command, before the level
@@ -45,7 +60,8 @@ N-ary model overfit (training loss 0.13) and reached 85.2%, Child-Sum
 67.2%, the LSTM 56.5% (learning rate 3e-3, batch 64).
 
     python examples/listops.py --train-size 2000 --epochs 2   # smoke test
-    python examples/listops.py --train-size 90000 --epochs 5
+    python examples/listops.py --models nary --train-size 90000 \\
+        --epochs 5 --test-file test_d20s_last1000.tsv
     python examples/listops.py --train-file train_d20s.tsv \\
         --test-file test_d20s.tsv --train-size 90000 --epochs 5
     KERAS_BACKEND=torch python examples/listops.py --models nary \\
@@ -100,16 +116,47 @@ def encode(data, model):
     ]
 
 
-def pad(examples):
-    """Pads a list of per-example dicts into one batch dict."""
+LENGTH_BINS = ((0, 50), (51, 100), (101, 200), (201, None))
+"""Token-length bins of the accuracy table: <= 50, 51-100, 101-200, > 200."""
+
+
+def bin_name(low, high):
+    if high is None:
+        return f"> {low - 1}"
+    return f"<= {high}" if low == 0 else f"{low}-{high}"
+
+
+def pad(examples, size):
+    """Pads a list of per-example dicts to `size` nodes (or tokens) into one
+    batch dict; trees get the level schedule `"tree_levels"` too."""
     if "tokens" in examples[0]:
-        length = max(len(example["tokens"]) for example in examples)
-        tokens = np.zeros((len(examples), length), "int32")
+        tokens = np.zeros((len(examples), size), "int32")
         for row, example in enumerate(examples):
             tokens[row, : len(example["tokens"])] = example["tokens"]
         return {"tokens": tokens}
-    # `encode_trees` pads already encoded trees in NumPy.
-    return kr.trees.encode_trees(examples)
+    # `encode_trees` pads already encoded trees in NumPy and adds the
+    # schedule that the tree layers take as their fourth input.
+    return kr.trees.encode_trees(examples, num_nodes=size)
+
+
+def size_batches(sizes, batch_size, batch_nodes):
+    """Cuts indices sorted by `sizes` into batches: at most `batch_size`
+    examples, and at most `batch_nodes` nodes once padded to the batch's
+    bucket size (`kr.trees.bucket_size` of its largest example; one example
+    at least). Returns the batches and their padded sizes."""
+    batches, padded, start = [], [], 0
+    order = np.argsort(sizes, kind="stable")
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and end - start < batch_size:
+            size = kr.trees.bucket_size(sizes[order[end]])
+            if (end + 1 - start) * size > batch_nodes:
+                break
+            end += 1
+        batches.append(order[start:end])
+        padded.append(kr.trees.bucket_size(sizes[order[end - 1]]))
+        start = end
+    return batches, padded
 
 
 class SizeBatches(keras.utils.PyDataset):
@@ -117,15 +164,23 @@ class SizeBatches(keras.utils.PyDataset):
 
     Sorting by size (with random tie-breaking) and cutting the sorted list
     into batches keeps the padding and, for trees, the number of levels per
-    batch small; with `shuffle`, the batches are redrawn and their order
-    shuffled after every epoch.
+    batch small. A batch holds `batch_size` examples, or fewer where they
+    would pad to more than `batch_nodes` nodes (tokens, for the LSTM):
+    long expressions come a few at a time, so a batch costs about the same
+    whatever its size. Each batch is padded to `kr.trees.bucket_size` of
+    its largest example, so compiled code sees a handful of shapes. With
+    `shuffle`, the batches are redrawn and their order shuffled after every
+    epoch.
     """
 
-    def __init__(self, examples, labels, batch_size, shuffle, seed):
+    def __init__(
+        self, examples, labels, batch_size, batch_nodes, shuffle, seed
+    ):
         super().__init__()
         self.examples = examples
         self.labels = np.asarray(labels, "int32")
         self.batch_size = batch_size
+        self.batch_nodes = batch_nodes
         self.shuffle = shuffle
         self.rng = np.random.default_rng(seed)
         self.sizes = np.array(
@@ -134,22 +189,29 @@ class SizeBatches(keras.utils.PyDataset):
         self._draw()
 
     def _draw(self):
-        ties = self.rng.random(len(self.sizes)) if self.shuffle else None
-        keys = (self.sizes,) if ties is None else (ties, self.sizes)
-        order = np.lexsort(keys)
-        self.batches = [
-            order[start : start + self.batch_size]
-            for start in range(0, len(order), self.batch_size)
-        ]
         if self.shuffle:
-            self.rng.shuffle(self.batches)
+            # Random tie-breaking: equal sizes are batched differently
+            # every epoch.
+            permutation = self.rng.permutation(len(self.sizes))
+            batches, self.padded = size_batches(
+                self.sizes[permutation], self.batch_size, self.batch_nodes
+            )
+            batches = [permutation[batch] for batch in batches]
+            order = self.rng.permutation(len(batches))
+            self.batches = [batches[i] for i in order]
+            self.padded = [self.padded[i] for i in order]
+        else:
+            self.batches, self.padded = size_batches(
+                self.sizes, self.batch_size, self.batch_nodes
+            )
 
     def __len__(self):
         return len(self.batches)
 
     def __getitem__(self, index):
         chosen = self.batches[index]
-        return pad([self.examples[i] for i in chosen]), self.labels[chosen]
+        inputs = pad([self.examples[i] for i in chosen], self.padded[index])
+        return inputs, self.labels[chosen]
 
     def on_epoch_end(self):
         if self.shuffle:
@@ -201,11 +263,18 @@ def build_model(model, args, total_steps):
         inputs = {"tokens": tokens}
     else:
         arity = 5 if model == "childsum" else 2
-        inputs = kr.trees.tree_inputs(arity)
+        inputs = kr.trees.tree_inputs(arity, levels=True)
         x = keras.layers.Embedding(VOCABULARY_SIZE, args.embedding_dim)(
             inputs["node_tokens"]
         )
-        tree = [x, inputs["children"], inputs["node_mask"]]
+        # The host's level schedule as the fourth input: the layer runs
+        # its level loop without working it out.
+        tree = [
+            x,
+            inputs["children"],
+            inputs["node_mask"],
+            inputs["tree_levels"],
+        ]
         if model == "childsum":
             state = kr.layers.ChildSumTreeLSTM(args.units)(tree)
         else:
@@ -243,10 +312,20 @@ def run(model, splits, args, report):
         for name, split in splits.items()
     }
     train = SizeBatches(
-        *encoded["train"], args.batch_size, shuffle=True, seed=args.seed
+        *encoded["train"],
+        args.batch_size,
+        args.batch_nodes,
+        shuffle=True,
+        seed=args.seed,
     )
     evaluation = {
-        name: SizeBatches(*encoded[name], 256, shuffle=False, seed=0)
+        name: SizeBatches(
+            *encoded[name],
+            2 * args.batch_size,
+            2 * args.batch_nodes,
+            shuffle=False,
+            seed=0,
+        )
         for name in ("validation", "test")
     }
     network = build_model(model, args, len(train) * args.epochs)
@@ -254,7 +333,8 @@ def run(model, splits, args, report):
     start = time.perf_counter()
     train_input = as_input(train)
     for epoch in range(args.epochs):
-        history = network.fit(train_input, epochs=1, verbose=0)
+        # The batches shuffle themselves (`SizeBatches.on_epoch_end`).
+        history = network.fit(train_input, epochs=1, verbose=0, shuffle=False)
         _, accuracy = network.evaluate(
             as_input(evaluation["validation"]), verbose=0
         )
@@ -276,17 +356,57 @@ def run(model, splits, args, report):
         if accuracy > best:
             best, best_weights = accuracy, network.get_weights()
         report({"model": model, "curve": curve})
+    training_seconds = time.perf_counter() - start
     network.set_weights(best_weights)
-    _, accuracy = network.evaluate(as_input(evaluation["test"]), verbose=0)
+    test = evaluation["test"]
+    logits = network.predict(as_input(test), verbose=0)
+    # `predict` returns the batches in order; map them back to examples.
+    order = np.concatenate(test.batches)
+    correct = np.zeros(len(order), bool)
+    correct[order] = np.argmax(logits, axis=-1) == test.labels[order]
+    lengths = np.array([len(t) for t in splits["test"]["tokens"]])
     return {
         "model": model,
         "name": MODELS[model][0],
         "published": MODELS[model][1],
-        "test_accuracy": float(accuracy),
+        "test_accuracy": float(correct.mean()),
+        "test_by_length": accuracy_by_length(correct, lengths),
         "best_validation_accuracy": float(best),
+        "training_seconds": training_seconds,
         "seconds": time.perf_counter() - start,
         "curve": curve,
     }
+
+
+def accuracy_by_length(correct, lengths):
+    """`[{"bin", "count", "accuracy"}]` over `LENGTH_BINS` (accuracy `None`
+    for an empty bin)."""
+    table = []
+    for low, high in LENGTH_BINS:
+        inside = (lengths >= low) & (
+            lengths <= (high if high is not None else lengths.max())
+        )
+        count = int(inside.sum())
+        table.append(
+            {
+                "bin": bin_name(low, high),
+                "count": count,
+                "accuracy": float(correct[inside].mean()) if count else None,
+            }
+        )
+    return table
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer; received {text!r}"
+        )
+    return value
 
 
 def models_list(text):
@@ -312,17 +432,45 @@ def rows(data, keep):
 
 
 def generated_splits(args):
-    """Train, validation and test data from one call of the generator."""
+    """Train, validation and test data from one call of the generator.
+
+    As the release was made: one pool of distinct expressions, in random
+    order, split. The pool's size shapes its distribution: distinct
+    expressions run out among the short ones (there are only 400 of
+    `[OP d d ]`), so the more are drawn, the longer they are. About
+    100,000 (the release's train and test files together; 93,000 here
+    with `--train-size 90000`) give the lengths and depths of the
+    release's test file.
+    """
     sizes = [args.train_size, args.validation_size, args.test_size]
     data = kr.datasets.listops(
         sum(sizes), max_length=args.max_length, seed=args.seed
     )
     bounds = np.cumsum([0] + sizes)
-    order = np.arange(bounds[-1])
+    # The generator draws the short expressions first (before they run
+    # out): shuffled, every split has the pool's distribution.
+    order = np.random.default_rng(args.seed).permutation(bounds[-1])
     return {
         name: rows(data, (order >= bounds[i]) & (order < bounds[i + 1]))
         for i, name in enumerate(("train", "validation", "test"))
     }
+
+
+def describe_lengths(name, tokens):
+    """Prints the length and depth distribution of a split."""
+    lengths = np.array([len(t) for t in tokens])
+    counts = [
+        int(np.sum((lengths >= low) & (lengths <= (high or lengths.max()))))
+        for low, high in LENGTH_BINS
+    ]
+    bins = ", ".join(
+        f"{bin_name(*bounds)}: {count}"
+        for bounds, count in zip(LENGTH_BINS, counts)
+    )
+    print(
+        f"{name}: {len(lengths)} expressions, tokens median "
+        f"{np.median(lengths):.0f}, max {lengths.max()} ({bins})"
+    )
 
 
 def release_splits(args):
@@ -331,19 +479,25 @@ def release_splits(args):
     `--max-length` tokens); prints how many were long."""
     test = kr.datasets.read_listops_tsv(args.test_file)
     lengths = np.array([len(tokens) for tokens in test["tokens"]])
+    limit = np.inf if args.max_length is None else args.max_length
+    longer = (
+        ""
+        if args.max_length is None
+        else f"{np.sum(lengths > limit)} longer than {limit} tokens, "
+    )
     print(
         f"{args.test_file}: {len(lengths)} expressions, all tested "
-        f"({np.sum(lengths > args.max_length)} longer than "
-        f"{args.max_length} tokens, median length {np.median(lengths):.0f})"
+        f"({longer}median length {np.median(lengths):.0f})"
     )
     if not args.train_file:
         return {"test": test}
     train = kr.datasets.read_listops_tsv(args.train_file)
-    short = np.array([len(t) <= args.max_length for t in train["tokens"]])
-    print(
-        f"{args.train_file}: {len(short)} expressions, {np.sum(~short)} "
-        f"longer than {args.max_length} tokens skipped"
-    )
+    short = np.array([len(t) <= limit for t in train["tokens"]])
+    if args.max_length is not None:
+        print(
+            f"{args.train_file}: {len(short)} expressions, {np.sum(~short)} "
+            f"longer than {args.max_length} tokens skipped"
+        )
     kept = np.flatnonzero(short)
     if len(kept) <= args.validation_size:
         raise SystemExit(
@@ -386,14 +540,24 @@ def main():
     )
     parser.add_argument(
         "--max-length",
-        type=int,
-        default=100,
+        type=positive_int,
+        default=None,
         help="longest training expression, in tokens (generated data: also "
-        "the test's)",
+        "the validation's and test's; default: no limit, as the release)",
     )
     parser.add_argument("--epochs", type=int, default=5, help="training epochs")
     parser.add_argument(
-        "--batch-size", type=int, default=128, help="expressions per batch"
+        "--batch-size",
+        type=positive_int,
+        default=128,
+        help="most expressions per batch (evaluation: twice as many)",
+    )
+    parser.add_argument(
+        "--batch-nodes",
+        type=positive_int,
+        default=16384,
+        help="most tree nodes (LSTM: tokens) per padded batch, so that long "
+        "expressions come in smaller batches (evaluation: twice as many)",
     )
     parser.add_argument(
         "--units",
@@ -454,6 +618,8 @@ def main():
         splits = generated_splits(args)
         if args.test_file:
             splits["test"] = release_splits(args)["test"]
+    for name, split in splits.items():
+        describe_lengths(name, split["tokens"])
     results = []
 
     def report(partial=None):
@@ -474,21 +640,38 @@ def main():
     for model in args.models:
         results.append(run(model, splits, args, report))
         report()
+    limit = (
+        "any length"
+        if args.max_length is None
+        else f"at most {args.max_length} tokens"
+    )
     print(
         f"\nListOps, {len(splits['train']['labels'])} training expressions "
-        f"of at most {args.max_length} tokens, {args.epochs} epochs, "
+        f"of {limit}, {args.epochs} epochs, "
         f"{keras.backend.backend()} backend; tested on "
         f"{len(splits['test']['labels'])} expressions"
     )
     print(
         f"{'model':36s} {'test acc. %':>11s} {'published %':>12s} "
-        f"{'time s':>7s}"
+        f"{'training s':>10s}"
     )
     for result in results:
         print(
             f"{result['name']:36s} {100 * result['test_accuracy']:11.1f} "
-            f"{result['published']:>12s} {result['seconds']:7.0f}"
+            f"{result['published']:>12s} {result['training_seconds']:10.0f}"
         )
+    print("\nTest accuracy % by expression length (tokens; count in brackets)")
+    print(
+        f"{'model':36s} "
+        + " ".join(f"{bin_name(*b):>13s}" for b in LENGTH_BINS)
+    )
+    for result in results:
+        cells = [
+            ("-" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}")
+            + f" ({row['count']})"
+            for row in result["test_by_length"]
+        ]
+        print(f"{result['name']:36s} " + " ".join(f"{c:>13s}" for c in cells))
 
 
 if __name__ == "__main__":

@@ -87,6 +87,7 @@ def test_command_line_on_release_files(release_files, tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "Warning" not in result.stderr, result.stderr[-3000:]
     long_train = int(np.sum(_lengths(train) > 60))
     long_test = int(np.sum(_lengths(test) > 60))
     assert f"300 expressions, {long_train} longer than 60" in result.stdout
@@ -94,6 +95,28 @@ def test_command_line_on_release_files(release_files, tmp_path):
     assert "tested on 100 expressions" in result.stdout
     (record,) = json.loads(out.read_text())["results"]
     assert 0.0 <= record["test_accuracy"] <= 1.0
+    # The accuracy by length covers every test expression, and the total
+    # is the count-weighted mean of the bins.
+    table = record["test_by_length"]
+    assert [row["bin"] for row in table] == [
+        "<= 50",
+        "51-100",
+        "101-200",
+        "> 200",
+    ]
+    lengths = _lengths(test)
+    assert [row["count"] for row in table] == [
+        int(np.sum(lengths <= 50)),
+        int(np.sum((lengths > 50) & (lengths <= 100))),
+        int(np.sum((lengths > 100) & (lengths <= 200))),
+        int(np.sum(lengths > 200)),
+    ]
+    weighted = sum(
+        row["count"] * row["accuracy"] for row in table if row["count"]
+    )
+    assert weighted / 100 == pytest.approx(record["test_accuracy"])
+    assert "Test accuracy % by expression length" in result.stdout
+    assert 0 < record["training_seconds"] <= record["seconds"]
 
 
 def test_a_train_file_needs_a_test_file(tmp_path):
@@ -110,3 +133,111 @@ def test_a_train_file_needs_a_test_file(tmp_path):
     )
     assert result.returncode == 2
     assert "--train-file needs --test-file" in result.stderr
+
+
+@needs_listops_sample
+def test_without_max_length_every_expression_trains(example, release_files):
+    train, test = release_files
+    args = example.argparse.Namespace(
+        train_file=str(train),
+        test_file=str(test),
+        max_length=None,
+        validation_size=30,
+        train_size=20000,
+    )
+    splits = example.release_splits(args)
+    assert len(splits["train"]["labels"]) == 270
+    assert max(len(t) for t in splits["train"]["tokens"]) == max(
+        _lengths(train)[:270]
+    )
+
+
+def test_size_batches_keep_to_the_budgets(example):
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 300, size=500)
+    batches, padded = example.size_batches(sizes, 16, 1000)
+    everything = np.concatenate(batches)
+    assert sorted(everything.tolist()) == list(range(500))
+    for batch, size in zip(batches, padded):
+        assert len(batch) <= 16
+        assert size == example.kr.trees.bucket_size(sizes[batch].max())
+        assert size >= sizes[batch].max()
+        # Within the node budget, unless a single example exceeds it.
+        assert len(batch) * size <= 1000 or len(batch) == 1
+    # Sizes rise from batch to batch, and batches are as full as allowed:
+    # one more example would break a budget.
+    for batch, following in zip(batches, batches[1:]):
+        assert sizes[batch].max() <= sizes[following].min()
+        more = example.kr.trees.bucket_size(sizes[following[0]])
+        assert len(batch) == 16 or (len(batch) + 1) * more > 1000
+    # Small examples fill whole batches; the longest come few at a time.
+    assert len(batches[0]) == 16
+    assert all(
+        len(batch) <= 1000 // size
+        for batch, size in zip(batches, padded)
+        if size >= 200
+    )
+
+
+def test_size_batches_pad_to_the_bucket_size(example):
+    sizes = np.array([3, 37, 12, 9])
+    encoded = [
+        {
+            "node_tokens": np.ones(n, "int32"),
+            "children": np.full((n, 2), -1),
+            "node_mask": np.ones(n, "int32"),
+        }
+        for n in sizes
+    ]
+    batches = example.SizeBatches(
+        encoded, [0, 1, 2, 3], 2, 10**6, shuffle=False, seed=0
+    )
+    assert [b.tolist() for b in batches.batches] == [[0, 3], [2, 1]]
+    first, labels = batches[0]
+    assert first["node_tokens"].shape == (2, 10)  # bucket_size(9)
+    assert first["tree_levels"].shape[0] == 2
+    second, labels = batches[1]
+    assert second["children"].shape == (2, 40, 2)  # bucket_size(37)
+    assert labels.tolist() == [2, 1]
+
+
+def test_generated_splits_are_drawn_from_one_shuffled_pool(example):
+    args = example.argparse.Namespace(
+        train_size=120,
+        validation_size=40,
+        test_size=40,
+        max_length=None,
+        seed=3,
+    )
+    splits = example.generated_splits(args)
+    data = example.kr.datasets.listops(200, seed=3)
+    pool = [tuple(t) for t in data["tokens"]]
+    drawn = [tuple(t) for name in splits for t in splits[name]["tokens"]]
+    assert sorted(drawn) == sorted(pool)
+    # Not in the order drawn (the generator draws the short ones first).
+    assert [tuple(t) for t in splits["test"]["tokens"]] != pool[-40:]
+    # Rows stay together: each tree keeps its label and tokens.
+    label_of = dict(zip(data["trees"], data["labels"].tolist()))
+    for split in splits.values():
+        assert [label_of[t] for t in split["trees"]] == split["labels"].tolist()
+
+
+def test_accuracy_by_length_bins(example):
+    lengths = np.array([4, 50, 51, 100, 101, 200, 201, 700])
+    correct = np.array([1, 0, 1, 1, 0, 0, 1, 0], bool)
+    table = example.accuracy_by_length(correct, lengths)
+    assert [(row["bin"], row["count"]) for row in table] == [
+        ("<= 50", 2),
+        ("51-100", 2),
+        ("101-200", 2),
+        ("> 200", 2),
+    ]
+    assert [row["accuracy"] for row in table] == [0.5, 1.0, 0.0, 0.5]
+    table = example.accuracy_by_length(correct[:2], lengths[:2])
+    assert table[1] == {"bin": "51-100", "count": 0, "accuracy": None}
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "x"])
+def test_sizes_must_be_positive(example, text):
+    with pytest.raises(example.argparse.ArgumentTypeError, match=text):
+        example.positive_int(text)
