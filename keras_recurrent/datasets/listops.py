@@ -508,11 +508,14 @@ def listops_tsv_dataset(path, *, form="binary", num_children=None):
         A `tf.data.Dataset` of `(inputs, label)` pairs, in file order.
 
     Raises:
-        ValueError: On a bad `form` or `num_children`, or a `path` that is
-            a directory, at once. A malformed line, or an expression with
-            more than `num_children` arguments, stops the iteration when
+        ValueError: On a bad `form` or `num_children`, a `path` that is a
+            directory, or a file that is not UTF-8 text (gzip, UTF-16, a
+            first line that is not UTF-8), at once.
+            A malformed line, or an expression with more than
+            `num_children` arguments, stops the iteration when
             it is reached, with an error whose message is
             `kr.datasets.read_listops_tsv`'s (the file and the line).
+        FileNotFoundError: If there is no file at `path`, at once.
 
     Example:
 
@@ -532,6 +535,10 @@ def listops_tsv_dataset(path, *, form="binary", num_children=None):
     from keras_recurrent.trees.encoding import encode_tree
 
     path = check_file("path", path)
+    # The file is opened, and its first line read, now: an absent file, a
+    # gzip or UTF-16 one raises here rather than at the first `fit` step.
+    for _ in read_lines(path):
+        break
     form = check_option("form", form, _FORMS)
     if form == "gold":
         num_children = check_int(
@@ -711,6 +718,12 @@ def _gold_tree(binary):
         while isinstance(head, tuple):
             head, argument = head
             arguments.append(argument)
+        if isinstance(head, str) and head.startswith("["):
+            if head not in LISTOPS_OPERATORS:
+                raise ValueError(
+                    f"unknown operator {head!r}; the operators are "
+                    f"{LISTOPS_OPERATORS} (upper case)"
+                )
         if head not in LISTOPS_OPERATORS or len(arguments) < 2:
             raise ValueError(
                 f"an operator of {LISTOPS_OPERATORS} must take at least two "

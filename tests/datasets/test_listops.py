@@ -267,6 +267,11 @@ _GOOD = "( ( ( [MAX 2 ) 5 ) ] )"
         ("5\t( ( [MAX 2 5 ) ] )", "holds 3 items"),
         ("5\t( ( ( [MAX 2 ) 5 ) 9 )", "must end with"),
         ("5\t( ( ( [FOO 2 ) 5 ) ] )", "operator"),
+        ("5\t( ( ( [max 2 ) 5 ) ] )", r"unknown operator '\[max'"),
+        ("5\t( ( [MAX 2 )\t5 ) ] )", "found 3 tab-separated fields"),
+        ("5\t", "found 1 tab-separated fields"),
+        ("\u0663\t( ( ( [MAX 2 ) 5 ) ] )", "label must be a digit 0-9"),
+        ("5\t( ( ( [MAX 2 ) \u0665 ) ] )", "a leaf must be a digit"),
         ("5\t( ( [MAX 5 ) ] )", "at least two"),
         ("5\t( ( ( [MAX 2 ) x ) ] )", "a leaf must be a digit"),
         ("5\t( ( ( [MAX 2 ) 5 ) ] ) 3", "side by side"),
@@ -605,3 +610,26 @@ def test_listops_tsv_dataset_bad_arguments(tmp_path, kwargs, message):
         kr.datasets.listops_tsv_dataset(path, **kwargs)
     with pytest.raises(ValueError, match="Argument `path` must be a file"):
         kr.datasets.listops_tsv_dataset(tmp_path)
+
+
+def test_listops_tsv_dataset_refuses_a_wrong_file_at_once(tmp_path):
+    import gzip
+
+    with pytest.raises(FileNotFoundError, match="absent.tsv"):
+        kr.datasets.listops_tsv_dataset(tmp_path / "absent.tsv")
+    path = tmp_path / "file.tsv.gz"
+    path.write_bytes(gzip.compress(f"5\t{_GOOD}\n".encode()))
+    with pytest.raises(ValueError, match="gzip-compressed"):
+        kr.datasets.listops_tsv_dataset(path)
+    path = tmp_path / "latin1.tsv"
+    path.write_bytes(b"\xe9\t" + _GOOD.encode())
+    with pytest.raises(ValueError, match="line 1: byte 0xe9"):
+        kr.datasets.listops_tsv_dataset(path)
+
+
+def test_an_empty_file_and_a_bom_alone_are_errors(tmp_path):
+    for data in (b"", b"\xef\xbb\xbf", b"\r\n\t\n"):
+        path = tmp_path / "empty.tsv"
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match="holds no ListOps line"):
+            kr.datasets.read_listops_tsv(path)
