@@ -8,6 +8,7 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
@@ -71,7 +72,11 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
             - `node_states`: float `(batch, N, units)`, e.g. the output of
               `GatedGraph`;
             - `node_inputs`: float `(batch, N, D)`, the node annotations;
-            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+            - `node_mask`: bool or numeric `(batch, N)`, 1 (or True) for
+              real nodes and 0 for padding. Any other value (`2`, `-1`,
+              `0.5`, NaN) is refused with a `ValueError` naming the graph
+              and node; in traced code, where no error can be raised, the
+              graph's outputs are NaN instead.
 
     Returns:
         The node logits, `(batch, N)`.
@@ -169,8 +174,8 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
         )
 
     def call(self, inputs):
-        features, is_real = node_features(
-            *unpack_node_inputs(self, inputs), self.compute_dtype
+        features, is_real, valid = node_features(
+            *unpack_node_inputs(self, inputs), self.compute_dtype, layer=self
         )
         if self.hidden_units:
             features = ops.matmul(features, self.hidden_kernel)
@@ -186,7 +191,10 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
             if self.compute_dtype == "float16"
             else _MASKED_LOGIT
         )
-        return ops.where(is_real, logits, ops.full_like(logits, masked))
+        logits = ops.where(is_real, logits, ops.full_like(logits, masked))
+        if valid is not None:
+            logits = poison_invalid_graphs(logits, valid)
+        return logits
 
     def compute_output_shape(self, input_shape):
         node_states_shape = unpack_node_inputs(self, input_shape)[0]
