@@ -80,9 +80,16 @@ def _inputs(arrays):
     }
 
 
-def _tree_case(layer_class, arity, levels, return_nodes=False):
+def _tree_case(layer_class, arity, levels, return_nodes=False, empty=False):
     def build():
         arrays = _tree_data(arity)
+        if empty:
+            # The last tree has no real node at all: NaN in every slot.
+            arrays["node_mask"][-1] = 0
+            arrays["children"][-1] = -1
+            arrays["tree_levels"] = kr.trees.tree_levels(
+                arrays["children"], arrays["node_mask"]
+            )
         if not levels:
             del arrays["tree_levels"]
         inputs = _inputs(arrays)
@@ -101,9 +108,14 @@ def _tree_case(layer_class, arity, levels, return_nodes=False):
     return build
 
 
-def _gated_graph_case(aggregation):
+def _gated_graph_case(aggregation, empty=False):
     def build():
         arrays = _graph_data()
+        if empty:
+            # The last graph has no real node and no edge.
+            arrays["node_mask"][-1] = 0
+            arrays["edges"][-1] = -1
+            arrays["edge_types"][-1] = 0
         inputs = _inputs(arrays)
         states = kr.layers.GatedGraph(
             UNITS, 2, propagation_steps=2, aggregation=aggregation
@@ -180,6 +192,14 @@ CASES = {
     ),
     "GatedGraph-sparse": _gated_graph_case("sparse"),
     "GatedGraph-dense": _gated_graph_case("dense"),
+    "ChildSumTreeLSTM-empty-tree": _tree_case(
+        kr.layers.ChildSumTreeLSTM, 3, True, empty=True
+    ),
+    "NaryTreeLSTM-empty-tree-nodes": _tree_case(
+        kr.layers.NaryTreeLSTM, 2, False, return_nodes=True, empty=True
+    ),
+    "GatedGraph-dense-empty-graph": _gated_graph_case("dense", empty=True),
+    "GatedGraph-sparse-empty-graph": _gated_graph_case("sparse", empty=True),
     "GGSNN-node_selection": _ggsnn_case("node_selection"),
     "GGSNN-graph_classification": _ggsnn_case("graph_classification"),
     "GraphReadout": _readout_case(kr.layers.GraphReadout),
