@@ -2,17 +2,12 @@
 TensorFlow, JAX and PyTorch backends, each in a process of its own."""
 
 import importlib.util
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests._subprocess import run_backend_module
 from tests.backend_matrix import CASES
 
-ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
 
 
@@ -20,21 +15,7 @@ BACKENDS = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
 def test_every_layer_matches_its_reference(backend):
     if importlib.util.find_spec(BACKENDS[backend]) is None:
         pytest.skip(f"{backend} is not installed (pip install -e .[{backend}])")
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.backend_matrix"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "KERAS_BACKEND": backend,
-            "PYTHONPATH": str(ROOT),
-            "TF_CPP_MIN_LOG_LEVEL": "3",
-        },
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report = run_backend_module("tests.backend_matrix", backend)
     assert report["backend"] == backend
     assert sorted(report["cases"]) == sorted(CASES)
     wrong = {

@@ -23,6 +23,7 @@ from keras_recurrent.datasets.listops import LISTOPS_VOCABULARY
 from keras_recurrent.datasets.listops import iter_listops_tsv
 from keras_recurrent.datasets.listops import listops
 from keras_recurrent.datasets.listops import listops_binary_tree
+from keras_recurrent.datasets.listops import listops_tsv_dataset
 from keras_recurrent.datasets.listops import read_listops_tsv
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_OPERATIONS
 from keras_recurrent.datasets.program_eval import PROGRAM_EVAL_SPLITS
@@ -79,6 +80,7 @@ __all__ = [
     "iter_listops_tsv",
     "listops",
     "listops_binary_tree",
+    "listops_tsv_dataset",
     "program_eval",
     "program_eval_arrays",
     "program_split",

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from keras_recurrent._checks import check_option
 from keras_recurrent.datasets._checks import check_int
 from keras_recurrent.datasets._checks import check_seed
 from keras_recurrent.datasets._text import brief
@@ -447,7 +448,9 @@ def iter_listops_tsv(path):
     The streaming form of `kr.datasets.read_listops_tsv`: it reads and
     checks the file as that function does, but yields each example as soon
     as its line is read, holding one line at a time, so a file of any size
-    reads in constant memory (a 100 MB file: see the datasets guide).
+    reads in constant memory (a 200 MB file in the same peak memory as a
+    1 KB one; the figures are in docs/experiments.md).
+    `kr.datasets.listops_tsv_dataset` wraps it in a `tf.data.Dataset`.
 
     Args:
         path: String or path-like, a `.tsv` file of the release.
@@ -468,6 +471,123 @@ def iter_listops_tsv(path):
     ...     tree = kr.datasets.listops_binary_tree(example["tree"])
     """
     return _examples(check_file("path", path))
+
+
+_FORMS = ("binary", "gold", "tokens")
+
+
+def listops_tsv_dataset(path, *, form="binary", num_children=None):
+    """A `tf.data.Dataset` that streams a ListOps release file.
+
+    The examples of `kr.datasets.iter_listops_tsv`, read from the file as
+    the dataset is iterated (one line at a time, so a file of any size
+    streams in constant memory, and each epoch reads the file again),
+    encoded for the layers: each element is a pair `(inputs, label)`, the
+    label an int32 scalar, ready for `kr.trees.padded_batch` and `fit`.
+
+    Args:
+        path: String or path-like, a `.tsv` file of the release.
+        form: What `inputs` holds. `"binary"` (default): the original's
+            binary parse (`kr.datasets.listops_binary_tree`, the tree of
+            the published Tree-LSTM result) as `kr.trees.encode_tree`
+            encodes it with `labeled=False`, a dict of `"node_tokens"`
+            int32 `(n,)`, `"children"` int32 `(n, 2)` and `"node_mask"`
+            int32 `(n,)`, for `kr.layers.NaryTreeLSTM(arity=2)`. `"gold"`:
+            the gold tree (operators at the inner nodes, digits at the
+            leaves), the same dict with `"children"` of shape
+            `(n, num_children)`, for `kr.layers.ChildSumTreeLSTM`.
+            `"tokens"`: the bracketed token sequence as int32 ids
+            `(length,)`, for a sequence model (batch it with
+            `tf.data.Dataset.padded_batch`; id 0 is padding). Token ids are
+            those of `kr.datasets.LISTOPS_VOCABULARY`.
+        num_children: Optional integer >= 2, the child slots of the gold
+            trees (`form="gold"` only). Defaults to `5`, the release's
+            most arguments; an expression with more raises when reached.
+
+    Returns:
+        A `tf.data.Dataset` of `(inputs, label)` pairs, in file order.
+
+    Raises:
+        ValueError: On a bad `form` or `num_children`, a `path` that is a
+            directory, or a file that is not UTF-8 text (gzip, UTF-16, a
+            first line that is not UTF-8), at once.
+            A malformed line, or an expression with more than
+            `num_children` arguments, stops the iteration when
+            it is reached, with an error whose message is
+            `kr.datasets.read_listops_tsv`'s (the file and the line).
+        FileNotFoundError: If there is no file at `path`, at once.
+
+    Example:
+
+    >>> train = kr.datasets.listops_tsv_dataset(  # doctest: +SKIP
+    ...     "train_d20s.tsv").shuffle(10_000)
+    >>> batches = kr.trees.padded_batch(  # doctest: +SKIP
+    ...     train, 64, bucket_boundaries=[64, 128, 256])
+    >>> trees, labels = next(iter(batches))  # doctest: +SKIP
+
+    Reference:
+        - [Nangia & Bowman, 2018. ListOps: A Diagnostic Dataset for Latent
+          Tree Learning](https://arxiv.org/abs/1804.06028)
+    """
+    import tensorflow as tf  # Only `tf.data` needs it.
+
+    from keras_recurrent.trees.batching import tree_spec
+    from keras_recurrent.trees.encoding import encode_tree
+
+    path = check_file("path", path)
+    # The file is opened, and its first line read, now: an absent file, a
+    # gzip or UTF-16 one raises here rather than at the first `fit` step.
+    for _ in read_lines(path):
+        break
+    form = check_option("form", form, _FORMS)
+    if form == "gold":
+        num_children = check_int(
+            "num_children", 5 if num_children is None else num_children, 2
+        )
+    elif num_children is not None:
+        raise ValueError(
+            'Argument `num_children` is only read with `form="gold"` (a '
+            "binary tree has 2 child slots). Received: "
+            f"num_children={num_children!r}, form={form!r}"
+        )
+    if form == "tokens":
+        inputs_spec = tf.TensorSpec((None,), tf.int32, name="tokens")
+    else:
+        inputs_spec = tree_spec(2 if form == "binary" else num_children)
+    label_spec = tf.TensorSpec((), tf.int32, name="label")
+
+    def encoded():
+        for example in _examples(path):
+            if form == "tokens":
+                inputs = np.array(
+                    [LISTOPS_VOCABULARY[t] for t in example["tokens"]],
+                    dtype=np.int32,
+                )
+            elif form == "binary":
+                inputs = encode_tree(
+                    listops_binary_tree(example["tree"]),
+                    vocabulary=LISTOPS_VOCABULARY,
+                    labeled=False,
+                    num_children=2,
+                )
+            else:
+                try:
+                    inputs = encode_tree(
+                        example["tree"],
+                        vocabulary=LISTOPS_VOCABULARY,
+                        num_children=num_children,
+                    )
+                except ValueError:
+                    raise ValueError(
+                        f"{path}, line {example['line']}: an operator has "
+                        f"more than num_children={num_children} arguments; "
+                        "pass a larger `num_children`."
+                    ) from None
+            yield inputs, np.int32(example["label"])
+
+    return tf.data.Dataset.from_generator(
+        encoded, output_signature=(inputs_spec, label_spec)
+    )
 
 
 def _examples(path):
@@ -598,6 +718,12 @@ def _gold_tree(binary):
         while isinstance(head, tuple):
             head, argument = head
             arguments.append(argument)
+        if isinstance(head, str) and head.startswith("["):
+            if head not in LISTOPS_OPERATORS:
+                raise ValueError(
+                    f"unknown operator {head!r}; the operators are "
+                    f"{LISTOPS_OPERATORS} (upper case)"
+                )
         if head not in LISTOPS_OPERATORS or len(arguments) < 2:
             raise ValueError(
                 f"an operator of {LISTOPS_OPERATORS} must take at least two "

@@ -1,6 +1,10 @@
 """Shared input handling of the per-node output layers (readout, selection)."""
 
+import keras
 from keras import ops
+
+from keras_recurrent.graphs.validation import find_node_mask_problem
+from keras_recurrent.layers._concrete import concrete_numpy
 
 
 def unpack_node_inputs(layer, inputs):
@@ -54,8 +58,36 @@ def check_node_input_shapes(layer, shapes):
     return features[0] + features[1]
 
 
-def node_features(node_states, node_inputs, node_mask, dtype):
-    """`[h_v, x_v]` per node, zeroed at padding, and the bool mask `(B, N)`."""
+def node_features(node_states, node_inputs, node_mask, dtype, layer=None):
+    """`[h_v, x_v]` per node, zeroed at padding, the bool mask `(B, N)`,
+    and `valid`, bool `(B,)` (or `None` for a bool mask): whether each
+    graph's `node_mask` holds only 0 and 1.
+
+    With `layer`, a concrete `node_mask` entry other than 0 or 1 (`2`, `-1`,
+    `0.5`, NaN) raises a `ValueError` naming the layer, the graph, the node
+    and the value, as `GatedGraph` refuses it; where no error can be raised
+    (traced code), the caller turns the outputs of graphs that are not
+    `valid` into NaN (`poison_invalid_graphs`), rather than read such an
+    entry as a real node.
+    """
+    valid = None
+    if keras.backend.standardize_dtype(node_mask.dtype) != "bool":
+        arrays = concrete_numpy(node_mask) if layer is not None else None
+        if arrays is not None:
+            problem = find_node_mask_problem(arrays[0])
+            if problem is not None:
+                raise ValueError(
+                    f"{type(layer).__name__} {layer.name!r}: {problem}"
+                )
+        values = ops.cast(node_mask, "float32")
+        valid = ops.logical_not(
+            ops.any(
+                ops.logical_and(
+                    ops.not_equal(values, 0.0), ops.not_equal(values, 1.0)
+                ),
+                axis=1,
+            )
+        )
     is_real = ops.cast(node_mask, "bool")
     features = ops.concatenate(
         [ops.cast(node_states, dtype), ops.cast(node_inputs, dtype)], axis=-1
@@ -63,7 +95,7 @@ def node_features(node_states, node_inputs, node_mask, dtype):
     features = ops.where(
         ops.expand_dims(is_real, -1), features, ops.zeros_like(features)
     )
-    return features, is_real
+    return features, is_real, valid
 
 
 def unpack_node_input_shapes(layer, input_shape):

@@ -9,6 +9,7 @@ from keras import regularizers
 
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._node_inputs import check_node_input_shapes
@@ -63,7 +64,11 @@ class GraphReadout(KnownRankInputs, keras.layers.Layer):
             - `node_states`: float `(batch, N, units_in)`, e.g. the output
               of `GatedGraph`;
             - `node_inputs`: float `(batch, N, D)`, the node annotations;
-            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+            - `node_mask`: bool or numeric `(batch, N)`, 1 (or True) for
+              real nodes and 0 for padding. Any other value (`2`, `-1`,
+              `0.5`, NaN) is refused with a `ValueError` naming the graph
+              and node; in traced code, where no error can be raised, the
+              graph's outputs are NaN instead.
 
     Returns:
         The graph vectors `h_G`, `(batch, units)`.
@@ -140,8 +145,8 @@ class GraphReadout(KnownRankInputs, keras.layers.Layer):
             self.bias = None
 
     def call(self, inputs):
-        features, is_real = node_features(
-            *unpack_node_inputs(self, inputs), self.compute_dtype
+        features, is_real, valid = node_features(
+            *unpack_node_inputs(self, inputs), self.compute_dtype, layer=self
         )
         z = ops.matmul(features, self.kernel)
         if self.use_bias:
@@ -154,7 +159,10 @@ class GraphReadout(KnownRankInputs, keras.layers.Layer):
             0.0,
         )
         total = ops.cast(ops.sum(contributions, axis=1), self.compute_dtype)
-        return self.activation(total)
+        outputs = self.activation(total)
+        if valid is not None:
+            outputs = poison_invalid_graphs(outputs, valid)
+        return outputs
 
     def compute_output_shape(self, input_shape):
         node_states_shape = unpack_node_inputs(self, input_shape)[0]

@@ -81,7 +81,11 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
             - `node_states`: float `(batch, N, units)`, e.g. the output of
               `GatedGraph`;
             - `node_inputs`: float `(batch, N, D)`, the node annotations;
-            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+            - `node_mask`: bool or numeric `(batch, N)`, 1 (or True) for
+              real nodes and 0 for padding. Any other value (`2`, `-1`,
+              `0.5`, NaN) is refused with a `ValueError` naming the graph
+              and node; in traced code, where no error can be raised, the
+              graph's outputs are NaN instead.
 
     Returns:
         The node logits, `(batch, N)`.
@@ -179,8 +183,8 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
         )
 
     def call(self, inputs):
-        features, is_real = node_features(
-            *unpack_node_inputs(self, inputs), self.compute_dtype
+        features, is_real, valid = node_features(
+            *unpack_node_inputs(self, inputs), self.compute_dtype, layer=self
         )
         has_node = ops.any(is_real, axis=1)
         concrete = concrete_numpy(has_node)
@@ -207,7 +211,10 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
             else _MASKED_LOGIT
         )
         logits = ops.where(is_real, logits, ops.full_like(logits, masked))
-        # Traced or compiled: a graph without real nodes gets NaN logits.
+        # Traced or compiled: a graph without real nodes, or with a
+        # `node_mask` entry other than 0 or 1, gets NaN logits.
+        if valid is not None:
+            has_node = ops.logical_and(has_node, valid)
         return poison_invalid_graphs(logits, has_node)
 
     def compute_output_shape(self, input_shape):

@@ -267,6 +267,11 @@ _GOOD = "( ( ( [MAX 2 ) 5 ) ] )"
         ("5\t( ( [MAX 2 5 ) ] )", "holds 3 items"),
         ("5\t( ( ( [MAX 2 ) 5 ) 9 )", "must end with"),
         ("5\t( ( ( [FOO 2 ) 5 ) ] )", "operator"),
+        ("5\t( ( ( [max 2 ) 5 ) ] )", r"unknown operator '\[max'"),
+        ("5\t( ( [MAX 2 )\t5 ) ] )", "found 3 tab-separated fields"),
+        ("5\t", "found 1 tab-separated fields"),
+        ("\u0663\t( ( ( [MAX 2 ) 5 ) ] )", "label must be a digit 0-9"),
+        ("5\t( ( ( [MAX 2 ) \u0665 ) ] )", "a leaf must be a digit"),
         ("5\t( ( [MAX 5 ) ] )", "at least two"),
         ("5\t( ( ( [MAX 2 ) x ) ] )", "a leaf must be a digit"),
         ("5\t( ( ( [MAX 2 ) 5 ) ] ) 3", "side by side"),
@@ -481,3 +486,150 @@ def test_the_published_sample_reads_as_before(sample):
         digest.update(str((sample[key].dtype, sample[key].shape)).encode())
         digest.update(sample[key].tobytes())
     assert digest.hexdigest()[:16] == "4349352fc1830864"
+
+
+def test_iter_listops_tsv_holds_one_line_at_a_time(tmp_path):
+    # The peak of memory allocated while streaming 1,600 lines is about one
+    # example's, however many lines the file holds; reading them all holds
+    # every tree.
+    import tracemalloc
+
+    path = tmp_path / "big.tsv"
+    line = "4\t" + "( ( ( [MAX 2 ) ( ( ( [MIN 4 ) 9 ) ] ) ) ] )\n"
+    path.write_text(line * 1600)
+    peaks = {}
+    for name, read in (
+        ("iter", lambda: sum(1 for _ in kr.datasets.iter_listops_tsv(path))),
+        ("read", lambda: len(kr.datasets.read_listops_tsv(path)["labels"])),
+    ):
+        tracemalloc.start()
+        try:
+            assert read() == 1600
+            peaks[name] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peaks["iter"] < 64 * 1024, peaks
+    assert peaks["read"] > 10 * peaks["iter"], peaks
+
+
+# `listops_tsv_dataset`: the same examples, streamed into `tf.data`.
+
+
+def _tsv_dataset_file(tmp_path):
+    path = tmp_path / "file.tsv"
+    path.write_text(
+        "7\t( ( ( ( [SM 3 ) 4 ) 0 ) ] )\n\n"
+        f"5\t{_GOOD}\n"
+        "4\t( ( ( [MAX 2 ) ( ( ( [MIN 4 ) 9 ) ] ) ) ] )\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize("form", ["binary", "gold", "tokens"])
+def test_listops_tsv_dataset_gives_the_encoded_examples(tmp_path, form):
+    path = _tsv_dataset_file(tmp_path)
+    vocabulary = kr.datasets.LISTOPS_VOCABULARY
+    elements = list(kr.datasets.listops_tsv_dataset(path, form=form))
+    examples = list(kr.datasets.iter_listops_tsv(path))
+    assert len(elements) == len(examples) == 3
+    for (inputs, label), example in zip(elements, examples):
+        assert label.dtype.name == "int32"
+        assert int(label) == example["label"]
+        if form == "tokens":
+            expected = [vocabulary[t] for t in example["tokens"]]
+            assert inputs.numpy().tolist() == expected
+            continue
+        tree = example["tree"]
+        if form == "binary":
+            expected = kr.trees.encode_tree(
+                kr.datasets.listops_binary_tree(tree),
+                vocabulary=vocabulary,
+                labeled=False,
+                num_children=2,
+            )
+        else:
+            expected = kr.trees.encode_tree(
+                tree, vocabulary=vocabulary, num_children=5
+            )
+        assert sorted(inputs) == sorted(expected)
+        for key in expected:
+            np.testing.assert_array_equal(inputs[key].numpy(), expected[key])
+    # The first expression, `[SM 3 4 0 ]`: its binary parse has 9 nodes,
+    # its gold tree 4, its token sequence 5 tokens.
+    first = elements[0][0]
+    size = {"binary": 9, "gold": 4, "tokens": 5}[form]
+    assert len(first if form == "tokens" else first["node_mask"]) == size
+
+
+def test_listops_tsv_dataset_batches_for_a_tree_lstm(tmp_path):
+    path = _tsv_dataset_file(tmp_path)
+    dataset = kr.datasets.listops_tsv_dataset(path)
+    trees, labels = next(iter(kr.trees.padded_batch(dataset, 3)))
+    assert labels.numpy().tolist() == [7, 5, 4]
+    assert trees["children"].shape == (3, 13, 2)
+    assert trees["node_mask"].numpy().sum(1).tolist() == [9, 7, 13]
+    # Each epoch reads the file again.
+    assert len(list(dataset)) == len(list(dataset)) == 3
+
+
+def test_listops_tsv_dataset_names_a_bad_line_when_reached(tmp_path):
+    import tensorflow as tf
+
+    path = tmp_path / "file.tsv"
+    path.write_text(f"5\t{_GOOD}\n5\t( ( ( [MAX 2 ) x ) ] )\n")
+    iterator = iter(kr.datasets.listops_tsv_dataset(path))
+    assert int(next(iterator)[1]) == 5
+    with pytest.raises(
+        (ValueError, tf.errors.InvalidArgumentError),
+        match=f"{path}, line 2: a leaf",
+    ):
+        next(iterator)
+    wide = "( ( ( ( ( ( [SM 1 ) 1 ) 1 ) 1 ) 1 ) ] )"
+    path.write_text(f"5\t{wide}\n")
+    gold = kr.datasets.listops_tsv_dataset(path, form="gold", num_children=4)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=f"{path}, line 1: an operator has more than num_children=4",
+    ):
+        list(gold)
+    assert len(list(kr.datasets.listops_tsv_dataset(path, form="gold"))) == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"form": "tree"}, "form='tree'"),
+        ({"form": "binary", "num_children": 3}, "num_children=3"),
+        ({"form": "gold", "num_children": 1}, "num_children=1"),
+        ({"form": "gold", "num_children": 2.5}, "num_children=2.5"),
+    ],
+)
+def test_listops_tsv_dataset_bad_arguments(tmp_path, kwargs, message):
+    path = _tsv_dataset_file(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        kr.datasets.listops_tsv_dataset(path, **kwargs)
+    with pytest.raises(ValueError, match="Argument `path` must be a file"):
+        kr.datasets.listops_tsv_dataset(tmp_path)
+
+
+def test_listops_tsv_dataset_refuses_a_wrong_file_at_once(tmp_path):
+    import gzip
+
+    with pytest.raises(FileNotFoundError, match="absent.tsv"):
+        kr.datasets.listops_tsv_dataset(tmp_path / "absent.tsv")
+    path = tmp_path / "file.tsv.gz"
+    path.write_bytes(gzip.compress(f"5\t{_GOOD}\n".encode()))
+    with pytest.raises(ValueError, match="gzip-compressed"):
+        kr.datasets.listops_tsv_dataset(path)
+    path = tmp_path / "latin1.tsv"
+    path.write_bytes(b"\xe9\t" + _GOOD.encode())
+    with pytest.raises(ValueError, match="line 1: byte 0xe9"):
+        kr.datasets.listops_tsv_dataset(path)
+
+
+def test_an_empty_file_and_a_bom_alone_are_errors(tmp_path):
+    for data in (b"", b"\xef\xbb\xbf", b"\r\n\t\n"):
+        path = tmp_path / "empty.tsv"
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match="holds no ListOps line"):
+            kr.datasets.read_listops_tsv(path)

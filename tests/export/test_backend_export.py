@@ -9,19 +9,15 @@ to 1e-5, with the same signatures, inputs and outputs.
 
 import importlib.util
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from tests._subprocess import run_backend_module
 from tests.export_matrix import CASES
 from tests.export_matrix import _slug
 
-ROOT = Path(__file__).resolve().parents[2]
 ATOL = 1e-5
 # Known failures, each with the text its error must contain: when a change
 # fixes one, this test fails until the entry goes. None today (JAX exports
@@ -31,21 +27,9 @@ KNOWN_FAILURES = {}
 
 
 def _export_all(backend, out_dir):
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.export_matrix", str(out_dir)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "KERAS_BACKEND": backend,
-            "PYTHONPATH": str(ROOT),
-            "TF_CPP_MIN_LOG_LEVEL": "3",
-        },
-        timeout=1800,
+    report = run_backend_module(
+        "tests.export_matrix", backend, out_dir, timeout=1800
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["backend"] == backend
     return report["cases"]
 

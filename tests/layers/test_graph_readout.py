@@ -99,3 +99,54 @@ def test_bad_arguments():
         kr.layers.GraphReadout(0)
     with pytest.raises(ValueError, match="use_bias=1"):
         kr.layers.GraphReadout(3, use_bias=1)
+
+
+# A `node_mask` entry other than 0 or 1 (issue 26): the readouts used to
+# read 2, -1, 0.5 and NaN as a real node, without a word; `GatedGraph`
+# refuses them. Now both readouts do too.
+
+
+def _readouts():
+    return [
+        _readout(),
+        kr.layers.NodeSelection(hidden_units=3),
+    ]
+
+
+@pytest.mark.parametrize("value", [2, -1, 0.5, np.nan])
+def test_a_node_mask_other_than_0_or_1_is_refused(value):
+    states, node_inputs, node_mask = reference.node_data(1)
+    mask = node_mask.astype(
+        "float32" if value in (0.5,) or value != value else "int32"
+    )
+    mask[1, 4] = value
+    for layer in _readouts():
+        name = type(layer).__name__
+        with pytest.raises(ValueError, match=rf"{name} .*node_mask\[1, 4\]="):
+            layer([states, node_inputs, mask])
+        # 0 and 1 as floats, and a bool mask, are fine.
+        layer([states, node_inputs, node_mask.astype("float32")])
+        layer([states, node_inputs, node_mask.astype(bool)])
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow", reason="jit_compile on TF"
+)
+@pytest.mark.parametrize("value", [2.0, 0.5, np.nan])
+def test_a_bad_node_mask_gives_nan_to_its_graph_only_under_xla(value):
+    states, node_inputs, node_mask = reference.node_data(1)
+    node_mask = node_mask.astype("float32")
+    for layer in _readouts():
+        inputs = [
+            keras.Input((5, 4)),
+            keras.Input((5, 2)),
+            keras.Input((5,), dtype="float32"),
+        ]
+        model = keras.Model(inputs, layer(inputs))
+        model.compile(jit_compile=True)
+        clean = model.predict([states, node_inputs, node_mask], verbose=0)
+        bad = node_mask.copy()
+        bad[1, 4] = value
+        outputs = model.predict([states, node_inputs, bad], verbose=0)
+        assert np.isnan(outputs[1]).all()
+        np.testing.assert_array_equal(outputs[[0, 2]], clean[[0, 2]])

@@ -1,5 +1,9 @@
 """NaN or inf at masked steps reaches neither the outputs nor the weights.
 
+The same holds for the padding nodes of trees and graphs (`node_mask` 0):
+`tests/layers/padding_nan_cases.py`, here on TensorFlow (eager and XLA)
+and in a process of its own per backend.
+
 A masked step's output is selected away with `where`, but the gradient of
 the discarded branch is 0 * NaN = NaN: Keras' own LSTM ends one `fit` step
 with NaN weights and a finite loss. Ours zero the inputs at masked steps
@@ -7,20 +11,17 @@ before the time loop, so the step equals the one with zeros there.
 """
 
 import importlib.util
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import keras
 import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from tests._subprocess import run_backend_module
+from tests._subprocess import skip_unless_installed
 from tests.layers import nan_mask_cases
+from tests.layers import padding_nan_cases
 
-ROOT = Path(__file__).resolve().parents[2]
 NAN, INF = float("nan"), float("inf")
 # The layers the issue names, and Keras' LSTM for the upstream behaviour.
 ISSUE_CASES = [
@@ -93,24 +94,55 @@ def test_unmasked_outputs_are_bit_identical():
 def test_every_backend(backend):
     if importlib.util.find_spec(backend) is None:
         pytest.skip(f"{backend} is not installed")
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.layers.nan_mask_cases", *ISSUE_CASES],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "KERAS_BACKEND": backend,
-            "PYTHONPATH": str(ROOT),
-            "TF_CPP_MIN_LOG_LEVEL": "3",
-        },
-        timeout=900,
+    report = run_backend_module(
+        "tests.layers.nan_mask_cases", backend, *ISSUE_CASES, timeout=900
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["backend"] == backend
     upstream = {k: v for k, v in report["cases"].items() if "keras." in k}
     ours = {k: v for k, v in report["cases"].items() if k not in upstream}
     assert len(ours) == 2 * (len(ISSUE_CASES) - 1)
     assert set(ours.values()) == {"equal"}, ours
     assert all("weights not finite" in v for v in upstream.values()), upstream
+
+
+# Padding nodes of trees and graphs (`node_mask` 0).
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ChildSumTreeLSTM",
+        "NaryTreeLSTM-levels-nodes",
+        "GatedGraph-dense",
+        "GraphReadout",
+        "NodeSelection",
+    ],
+)
+def test_nan_in_padding_nodes_reaches_no_output_or_weight(name):
+    report = padding_nan_cases.compare(
+        padding_nan_cases.CASES[name], [NAN, INF]
+    )
+    assert report == {NAN: "equal", INF: "equal"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "backend, jit",
+    [
+        ("tensorflow", False),
+        ("tensorflow", True),
+        ("jax", False),
+        ("torch", False),
+    ],
+)
+def test_nan_in_padding_nodes_on_every_backend(backend, jit):
+    skip_unless_installed(backend)
+    arguments = ["jit"] if jit else []
+    report = run_backend_module(
+        "tests.layers.padding_nan_cases", backend, *arguments, timeout=1500
+    )
+    assert report["backend"] == backend
+    cases = report["cases"]
+    assert len(cases) == 2 * len(padding_nan_cases.CASES)
+    wrong = {k: v for k, v in cases.items() if v != "equal"}
+    assert not wrong, wrong

@@ -70,7 +70,10 @@ def babi_graph(task, num_examples, *, question_type=None, seed=0):
 
     Args:
         task: String, one of `"task_4"`, `"task_15"`, `"task_16"`,
-            `"task_18"`, `"task_19"` and `"shortest_path"`.
+            `"task_18"`, `"task_19"` and `"shortest_path"`
+            (case-insensitive); or a bAbI task's number, as an integer
+            (`4`) or a string (`"4"`, `"task 4"`, `"task4"`, `"task-4"`),
+            as `kr.datasets.read_babi_graphs` takes it.
         num_examples: Positive integer, the number of examples (questions).
         question_type: Optional integer, the index of the only question type
             to ask (into the task's `question_type_names`). Defaults to
@@ -103,7 +106,7 @@ def babi_graph(task, num_examples, *, question_type=None, seed=0):
         - [Weston et al., 2016. Towards AI-Complete Question Answering: A
           Set of Prerequisite Toy Tasks](https://arxiv.org/abs/1502.05698)
     """
-    spec = check_task(task)
+    spec = check_task(task, allow_number=True)
     num_examples = check_positive_int("num_examples", num_examples)
     question_type = check_question_type(spec, question_type)
     rng = np.random.default_rng(check_seed(seed))
@@ -127,7 +130,9 @@ def babi_graph_arrays(task, num_examples, *, question_type=None, seed=0):
 
     Args:
         task: String, one of `"task_4"`, `"task_15"`, `"task_16"`,
-            `"task_18"`, `"task_19"` and `"shortest_path"`.
+            `"task_18"`, `"task_19"` and `"shortest_path"`
+            (case-insensitive), or a bAbI task's number (`4`, `"4"`,
+            `"task 4"`, ...), as `kr.datasets.babi_graph` takes it.
         num_examples: Positive integer, the number of examples (questions).
         question_type: Optional integer, the only question type to ask.
             Defaults to `None` (question types drawn uniformly).
@@ -160,7 +165,7 @@ def babi_graph_arrays(task, num_examples, *, question_type=None, seed=0):
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
           https://arxiv.org/abs/1511.05493)
     """
-    spec = check_task(task)
+    spec = check_task(task, allow_number=True)
     examples = babi_graph(
         task, num_examples, question_type=question_type, seed=seed
     )

@@ -197,8 +197,9 @@ def check_task(task, *, allow_number=False):
 
     A task is named as in `BABI_GRAPH_TASKS` (`"task_4"`, case-insensitive).
     With `allow_number` (the reader of the paper's files, whose names are
-    numbers), also by its bAbI number: `4`, `"4"`, `"task 4"`, `"task4"`
-    or `"task-4"` all name `"task_4"`, and the error lists these forms.
+    numbers, and the generators), also by its bAbI number: `4`, `"4"`,
+    `"task 4"`, `"task4"` or `"task-4"` all name `"task_4"`, and the error
+    lists these forms.
     """
     if not allow_number:
         return BABI_GRAPH_TASKS[

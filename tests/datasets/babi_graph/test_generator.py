@@ -329,7 +329,12 @@ def test_arrays_match_examples(task):
     "kwargs, message",
     [
         ({"task": "task_5"}, "task='task_5'"),
-        ({"task": 4}, "task=4"),
+        ({"task": 5}, "task=5"),
+        ({"task": "5"}, "task='5'"),
+        ({"task": "task 5"}, "task='task 5'"),
+        ({"task": True}, "task=True"),
+        ({"task": 4.0}, "task=4.0"),
+        ({"task": "shortest path"}, "task='shortest path'"),
         ({"num_examples": 0}, "num_examples=0"),
         ({"num_examples": 2.0}, "num_examples=2.0"),
         ({"question_type": 4}, "question_type=4"),
@@ -348,3 +353,36 @@ def test_bad_arguments_raise(function, kwargs, message):
     task, num_examples = arguments.pop("task"), arguments.pop("num_examples")
     with pytest.raises(ValueError, match=message):
         function(task, num_examples, **arguments)
+
+
+@pytest.mark.parametrize(
+    "task, name",
+    [
+        (4, "task_4"),
+        (np.int64(4), "task_4"),
+        ("4", "task_4"),
+        ("task_4", "task_4"),
+        ("task 4", "task_4"),
+        ("task4", "task_4"),
+        ("TASK-4", "task_4"),
+        (" Task_4 ", "task_4"),
+        (19, "task_19"),
+        ("18", "task_18"),
+        ("shortest_path", "shortest_path"),
+        ("Shortest_Path", "shortest_path"),
+    ],
+)
+@pytest.mark.parametrize(
+    "function", [kr.datasets.babi_graph, kr.datasets.babi_graph_arrays]
+)
+def test_task_spellings_match_the_reader(function, task, name):
+    # The generators take the spellings `read_babi_graphs` takes, and give
+    # exactly the examples of the canonical name.
+    expected = function(name, 3, seed=5)
+    received = function(task, 3, seed=5)
+    if isinstance(expected, dict):
+        assert expected.keys() == received.keys()
+        for key in expected:
+            np.testing.assert_array_equal(received[key], expected[key])
+    else:
+        assert received == expected
