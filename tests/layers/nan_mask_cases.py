@@ -85,23 +85,27 @@ def compare(make_layer, values, jit_compile=False, mask=None):
     loss_zero, zero = fit_step(0.0)
     if not all(np.isfinite(w).all() for w in zero):
         return dict.fromkeys(values, "not finite even with zeros there")
-    report = {}
-    for value in values:
-        loss, weights = fit_step(value)
-        non_finite = sum(int((~np.isfinite(w)).any()) for w in weights)
-        difference = max(np.abs(a - b).max() for a, b in zip(weights, zero))
-        if non_finite:
-            report[value] = (
-                f"{non_finite} of {len(weights)} weights not finite, "
-                f"loss {loss:.4g}"
-            )
-        elif difference > 0:
-            report[value] = f"{difference:.3g} away from the zero run"
-        elif loss != loss_zero:
-            report[value] = f"loss {loss} != {loss_zero}"
-        else:
-            report[value] = "equal"
-    return report
+    return {
+        value: compare_to_zero_run(*fit_step(value), loss_zero, zero)
+        for value in values
+    }
+
+
+def compare_to_zero_run(loss, weights, loss_zero, zero):
+    """`"equal"` if a fit step's loss and weights equal those of the run
+    with zeros in place of the non-finite values, else what differs."""
+    non_finite = sum(int((~np.isfinite(w)).any()) for w in weights)
+    difference = max(np.abs(a - b).max() for a, b in zip(weights, zero))
+    if non_finite:
+        return (
+            f"{non_finite} of {len(weights)} weights not finite, "
+            f"loss {loss:.4g}"
+        )
+    if difference > 0:
+        return f"weights {difference:.3g} away from the zero run"
+    if loss != loss_zero:
+        return f"loss {loss} != {loss_zero}"
+    return "equal"
 
 
 def _residual_stack():

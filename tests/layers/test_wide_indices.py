@@ -1,22 +1,15 @@
 """int64 indices at or above 2**31 are never read as another node, and a
 non-finite node state stays confined with the dense aggregation."""
 
-import importlib.util
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import keras_recurrent as kr
+from tests._subprocess import run_backend_module
+from tests._subprocess import skip_unless_installed
 from tests.layers import wide_index_cases as cases
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tree_inputs():
@@ -64,23 +57,8 @@ def test_eager_wide_edge_is_refused_with_its_value():
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_other_backends_refuse_wide_numpy_indices(backend):
-    if importlib.util.find_spec(backend) is None:
-        pytest.skip(f"{backend} is not installed")
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.layers.wide_index_cases"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "KERAS_BACKEND": backend,
-            "PYTHONPATH": str(ROOT),
-            "TF_CPP_MIN_LOG_LEVEL": "3",
-        },
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    skip_unless_installed(backend)
+    report = run_backend_module("tests.layers.wide_index_cases", backend)
     assert report["backend"] == backend
     for name, outcome in report["cases"].items():
         assert outcome.startswith("ValueError"), (name, outcome)
