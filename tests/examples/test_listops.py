@@ -181,6 +181,7 @@ def test_size_batches_keep_to_the_budgets(example):
 
 def test_size_batches_pad_to_the_bucket_size(example):
     sizes = np.array([3, 37, 12, 9])
+
     def chain(n):  # node i's child is node i - 1; the root is the last
         children = np.full((n, 2), -1)
         children[1:, 0] = np.arange(n - 1)
