@@ -212,20 +212,24 @@ def _edge_flags(edges, edge_types, node_mask, num_edge_types):
     )
     type_ok = _whole_in_range(edge_types, num_edge_types)
     good = ops.logical_and(ops.logical_and(fits, joins_real), type_ok)
-    bad_mask = ops.logical_and(
-        ops.not_equal(mask_values, 0), ops.not_equal(mask_values, 1)
-    )
     return {
         "out_of_range": ops.logical_and(real, ops.logical_not(in_range)),
         "on_padding": ops.logical_and(fits, ops.logical_not(joins_real)),
         "bad_type": ops.logical_and(real, ops.logical_not(type_ok)),
         "bad_edge": ops.logical_and(real, ops.logical_not(good)),
-        "bad_mask": bad_mask,
+        "bad_mask": non_binary_mask(node_mask),
         "edges": ops.stack([source_index, target_index], axis=-1)
         * ops.expand_dims(ops.cast(good, "int32"), -1)
         - ops.expand_dims(ops.cast(ops.logical_not(good), "int32"), -1),
         "edge_types": ops.cast(ops.where(good, edge_types, 0), "int32"),
     }
+
+
+def non_binary_mask(node_mask):
+    """`(batch, N)` bool: the `node_mask` entries other than 0 and 1 (`2`,
+    `-1`, `0.5`, NaN), which no layer reads as a real or a padding node."""
+    values = ops.cast(node_mask, "float32")
+    return ops.logical_and(ops.not_equal(values, 0), ops.not_equal(values, 1))
 
 
 def _whole_in_range(values, stop):

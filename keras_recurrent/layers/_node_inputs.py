@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_recurrent.graphs.validation import find_node_mask_problem
 from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._graph_checks import non_binary_mask
 
 
 def unpack_node_inputs(layer, inputs):
@@ -79,15 +80,7 @@ def node_features(node_states, node_inputs, node_mask, dtype, layer=None):
                 raise ValueError(
                     f"{type(layer).__name__} {layer.name!r}: {problem}"
                 )
-        values = ops.cast(node_mask, "float32")
-        valid = ops.logical_not(
-            ops.any(
-                ops.logical_and(
-                    ops.not_equal(values, 0.0), ops.not_equal(values, 1.0)
-                ),
-                axis=1,
-            )
-        )
+        valid = ops.logical_not(ops.any(non_binary_mask(node_mask), axis=1))
     is_real = ops.cast(node_mask, "bool")
     features = ops.concatenate(
         [ops.cast(node_states, dtype), ops.cast(node_inputs, dtype)], axis=-1
