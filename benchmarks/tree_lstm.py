@@ -87,7 +87,9 @@ def make_batches(args):
         stop = start + args.batch_size
         if args.cell == "child_sum":
             trees = kr.trees.encode_trees(
-                data["trees"][start:stop], vocabulary=VOCABULARY
+                data["trees"][start:stop],
+                vocabulary=VOCABULARY,
+                pack_levels=True,
             )
         else:
             trees = kr.trees.encode_trees(
@@ -98,6 +100,7 @@ def make_batches(args):
                 vocabulary=VOCABULARY,
                 labeled=False,
                 num_children=2,
+                pack_levels=True,
             )
         tokens = data["tokens"][start:stop]
         sequences = np.zeros((len(tokens), max(map(len, tokens))), "int32")
@@ -110,12 +113,19 @@ def make_batches(args):
                     trees["children"],
                     trees["node_mask"],
                 ),
-                # The same trees with the host's level schedule.
+                # The same trees with the host's level schedule, packed
+                # (the batch reaches the model whole) and one per tree.
                 "scheduled": (
                     trees["node_tokens"],
                     trees["children"],
                     trees["node_mask"],
                     trees["tree_levels"],
+                ),
+                "unpacked": (
+                    trees["node_tokens"],
+                    trees["children"],
+                    trees["node_mask"],
+                    kr.trees.tree_levels(trees["children"], trees["node_mask"]),
                 ),
                 "sequences": sequences,
                 "labels": data["labels"][start:stop],
@@ -265,6 +275,17 @@ def backend_run(args):
             "scheduled",
             True,
         )
+        models["(e) unpacked, XLA"] = (
+            TreeClassifier(args.cell, args.units, args.embedding_dim),
+            "unpacked",
+            True,
+        )
+    if backend == "jax":
+        models["(e) unpacked"] = (
+            TreeClassifier(args.cell, args.units, args.embedding_dim),
+            "unpacked",
+            "auto",
+        )
     if args.skip_derived_static and backend == "jax":
         # (a) on JAX is the static path derived in the graph (slow).
         del models["(a) level-batched layer"]
@@ -280,15 +301,22 @@ def backend_run(args):
             keras.losses.SparseCategoricalCrossentropy(from_logits=True),
             jit_compile=jit_compile,
         )
-    # Same weights, same math: the schedule must not change the logits.
+    # Same weights, same math: the schedules must not change the logits
+    # (TensorFlow reads them under XLA only).
+    forward = scheduled
+    if backend == "tensorflow":
+        forward = tf.function(
+            lambda inputs: scheduled(inputs), jit_compile=True
+        )
     difference = max(
         float(
             np.abs(
-                keras.ops.convert_to_numpy(scheduled(batch["scheduled"]))
+                keras.ops.convert_to_numpy(forward(batch[key]))
                 - keras.ops.convert_to_numpy(level(batch["trees"]))
             ).max()
         )
         for batch in batches
+        for key in ("scheduled", "unpacked")
     )
     if difference > 1e-4:
         raise RuntimeError(f"The schedule changes the logits: {difference}")
@@ -317,6 +345,19 @@ def backend_run(args):
             / medians["(c) keras.layers.LSTM"]
         )
         print(f"(a) / (c): {ratio:.2f}x")
+    if backend == "tensorflow":
+        for name in ("(e) with tree_levels, XLA", "(e) unpacked, XLA"):
+            paired = statistics.median(
+                a / b
+                for a, b in zip(
+                    times[name], times["(a) level-batched layer"], strict=True
+                )
+            )
+            ratio = medians[name] / medians["(a) level-batched layer"]
+            print(
+                f"{name} / (a): {ratio:.2f}x, paired {paired:.2f}x"
+                + (" (target <= 1.5x)" if "unpacked" not in name else "")
+            )
     if backend in ("tensorflow", "jax"):
         compiles, buckets, num_batches = count_compilations(args)
         print(

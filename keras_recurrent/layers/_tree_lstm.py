@@ -398,7 +398,15 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         )
 
     def _level_loop(
-        self, level_rows, bounds, x, input_weights, recurrent_mask, h, c
+        self,
+        level_rows,
+        bounds,
+        x,
+        input_weights,
+        recurrent_mask,
+        h,
+        c,
+        add_into_zeros=False,
     ):
         """The level loop of every path: one step per level.
 
@@ -412,6 +420,13 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         `first <= level < stop`; `most`, where `stop` is a tensor, bounds
         the number of steps for XLA's gradient and JAX (`None` where no
         bound is needed); a Python `stop` is a loop of static length.
+
+        With `add_into_zeros`, the rows a step writes must hold zeros (each
+        row is written once): the new states are added into them with
+        `h + scatter(...)`, which XLA turns into one in-place scatter-add,
+        also in the gradient. A `scatter_update` there makes the gradient
+        of every compiled step touch all `B * N` rows (a dense cotangent
+        per step; `docs/design/tree_lstm.md`).
         """
         weights = self._level_weights()
         first, stop, most = bounds
@@ -437,6 +452,11 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             # A scatter (`slice_update` has no TensorFlow gradient; the
             # layouts measured slower are in docs/design/tree_lstm.md).
             out = ops.expand_dims(out, -1)
+            if add_into_zeros:
+                return (
+                    h + ops.scatter(out, new_h, ops.shape(h)),
+                    c + ops.scatter(out, new_c, ops.shape(c)),
+                )
             return (
                 ops.scatter_update(h, out, new_h),
                 ops.scatter_update(c, out, new_c),
@@ -542,9 +562,17 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             check_schedule_eagerly(self, levels, children, node_mask)
             bad = ops.logical_or(bad, bad_schedules(levels, children, real))
             schedule = self._host_schedule(levels, children, real, bad)
-        # Phase 1: every row as a leaf (padding rows as zeros).
+        # Phase 1: every row's projection, and the leaves' states (zeros
+        # in the rows that the loop writes, and in padding rows).
+        flat_real = ops.reshape(schedule["real"], (-1, 1))
+        is_parent = ops.any(
+            ops.less(schedule["child_rows"][:total], total), axis=1
+        )
         projected, h, c = self._static_leaves(
-            node_inputs, ops.reshape(schedule["real"], (-1, 1)), training
+            node_inputs,
+            flat_real,
+            ops.logical_and(flat_real, ops.logical_not(is_parent[:, None])),
+            training,
         )
         recurrent_mask = None
         if training and self.recurrent_dropout > 0:
@@ -584,9 +612,10 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             "rows": ops.where(ops.take(good_row, rows), rows, total),
         }
 
-    def _static_leaves(self, node_inputs, flat_real, training):
-        """Every row's input projection and its states `(h, c)` as a leaf,
-        each with the zero row appended (zeros for padding rows)."""
+    def _static_leaves(self, node_inputs, flat_real, flat_leaf, training):
+        """Every row's input projection (zeros for padding rows) and the
+        leaves' states `(h, c)` (zeros for the other rows), each with the
+        zero row appended."""
         units = self.units
         flat_inputs = ops.where(
             flat_real,
@@ -606,7 +635,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
         zero = ops.zeros((1, units), dtype=self.compute_dtype)
         h, c = (
-            ops.concatenate([ops.where(flat_real, state, 0.0), zero])
+            ops.concatenate([ops.where(flat_leaf, state, 0.0), zero])
             for state in (leaf_h, leaf_c)
         )
         projected = ops.concatenate([projected, ops.zeros_like(projected[:1])])
@@ -687,7 +716,14 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             # (a tree has at most N levels).
             bounds = (1, schedule["num_levels"], n)
         return self._level_loop(
-            level_rows, bounds, projected, None, recurrent_mask, h, c
+            level_rows,
+            bounds,
+            projected,
+            None,
+            recurrent_mask,
+            h,
+            c,
+            add_into_zeros=True,
         )
 
     def compute_output_shape(self, input_shape):

@@ -6,6 +6,7 @@ from keras import ops
 
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._tree_levels import flat_child_rows
+from keras_recurrent.trees.schedule import PACKED_TREES
 from keras_recurrent.trees.schedule import TREE_LEVELS
 
 
@@ -58,7 +59,12 @@ def bad_schedules(levels, children, real):
     out_of_range = ops.any(
         ops.reshape(
             ops.logical_or(
-                ops.less(levels, -1), ops.greater_equal(levels, num_nodes)
+                ops.less(levels, -1),
+                ops.greater_equal(
+                    levels,
+                    ops.reshape(packed_groups(batch_size)[1], (-1, 1, 1))
+                    * num_nodes,
+                ),
             ),
             (batch_size, -1),
         ),
@@ -128,25 +134,43 @@ def check_schedule_eagerly(layer, levels, children, node_mask):
         raise ValueError(
             f"{type(layer).__name__} {layer.name!r}: `tree_levels` must "
             "list every inner node of a tree once, after its inner children "
-            "(as `kr.trees.tree_levels` makes them from `children`). "
+            "(as `kr.trees.tree_levels` makes them from `children`; a "
+            "packed schedule only fits its own batch, whole or split at "
+            f"multiples of {PACKED_TREES} rows, unshuffled). "
             f"Received: tree_levels[{tree}]={levels[tree].tolist()} for "
             f"children[{tree}]={children[tree].tolist()}"
         )
 
 
+def packed_groups(batch_size):
+    """`(first, size)`, each `(B,)` int32: the first row of each row's
+    group of `PACKED_TREES` trees (`kr.trees.tree_levels(..., pack=True)`)
+    and the number of trees in the group."""
+    row = ops.arange(batch_size, dtype="int32")
+    first = (row // PACKED_TREES) * PACKED_TREES
+    return first, ops.minimum(PACKED_TREES, batch_size - first)
+
+
 def schedule_rows(levels, num_nodes):
     """`(L, B * W)` int32: the rows of the flat batch (`b * N + node`) that
     each step of the level loop updates, `B * N` (the zero row) for the
-    padding entries (and any entry out of range)."""
+    padding entries (and any entry out of range).
+
+    Entry `v` of row `b`, in a group of `G` trees from row `g`, is node
+    `v % N` of tree `g + (b - g + v // N) % G` (`kr.trees.tree_levels`):
+    tree `b` itself for `v < N`, an unpacked schedule."""
     batch_size = ops.shape(levels)[0]
     total = batch_size * num_nodes
-    offsets = ops.reshape(
-        ops.arange(batch_size, dtype="int32") * num_nodes, (-1, 1, 1)
+    first, size = (
+        ops.reshape(part, (-1, 1, 1)) for part in packed_groups(batch_size)
     )
     valid = ops.logical_and(
-        ops.greater_equal(levels, 0), ops.less(levels, num_nodes)
+        ops.greater_equal(levels, 0), ops.less(levels, size * num_nodes)
     )
-    rows = ops.where(valid, levels + offsets, total)
+    entry = ops.where(valid, levels, 0)
+    row = ops.reshape(ops.arange(batch_size, dtype="int32"), (-1, 1, 1))
+    tree = first + ops.mod(row - first + entry // num_nodes, size)
+    rows = ops.where(valid, tree * num_nodes + ops.mod(entry, num_nodes), total)
     return ops.reshape(
         ops.transpose(rows, (1, 0, 2)), (ops.shape(levels)[1], -1)
     )

@@ -30,6 +30,7 @@ from keras_recurrent.trees.encoding import from_parents
 from keras_recurrent.trees.encoding import parse_tree
 from keras_recurrent.trees.encoding import post_order
 from keras_recurrent.trees.inputs import tree_inputs
+from keras_recurrent.trees.schedule import PACKED_TREES
 from keras_recurrent.trees.schedule import bucket_size
 from keras_recurrent.trees.schedule import tree_levels
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
@@ -41,6 +42,7 @@ __getattr__ = lazy_getattr(
 )
 
 __all__ = [
+    "PACKED_TREES",
     "TREE_TENSOR_NAMES",
     "encode_tree",
     "encode_trees",

@@ -85,6 +85,7 @@ def padded_batch(
     validate=True,
     levels=True,
     pad_to_bucket_boundary=False,
+    pack_levels=True,
 ):
     """Batches a `tf.data.Dataset` of single trees into padded tree tensors.
 
@@ -122,13 +123,20 @@ def padded_batch(
         levels: Whether to add to each batch's tree dict the level
             schedule `"tree_levels"` `(batch, L, W)` (`kr.trees.tree_levels`,
             in a `tf.numpy_function`), which the tree layers take as a
-            fourth input (the fast path under XLA, on JAX and on PyTorch).
-            Defaults to `True`.
+            fourth input (the fast path under XLA and on JAX). Defaults to
+            `True`.
         pad_to_bucket_boundary: With `bucket_boundaries`, whether to pad
             each batch to one less than its bucket's upper boundary rather
             than to its largest tree, so that compiled code (XLA, JAX) sees
             one number of nodes per bucket (every tree must then have fewer
             nodes than the last boundary). Defaults to `False`.
+        pack_levels: Whether each batch's schedule packs the nodes of
+            groups of 8 trees into shared slots (`kr.trees.tree_levels(...,
+            pack=True)`): fewer, fuller steps. The batch must then reach
+            the model whole, or split at multiples of 8 trees (as
+            `tf.distribute` splits a global batch of a multiple of 8 times
+            the replicas). Defaults to `True`; `False` gives a schedule per
+            tree, which survives any split.
 
     Returns:
         The batched `tf.data.Dataset`; each tree dict becomes the padded
@@ -176,6 +184,7 @@ def padded_batch(
         dataset = dataset.map(_validated)
     check_bool("levels", levels)
     check_bool("pad_to_bucket_boundary", pad_to_bucket_boundary)
+    pack_levels = check_bool("pack_levels", pack_levels)
     if boundaries is None:
         batched = dataset.padded_batch(
             batch_size,
@@ -198,16 +207,21 @@ def padded_batch(
             drop_remainder=drop_remainder,
             pad_to_bucket_boundary=pad_to_bucket_boundary,
         )
-    return batched.map(_with_levels) if levels else batched
+    if not levels:
+        return batched
+    return batched.map(lambda *element: _with_levels(element, pack_levels))
 
 
-def _with_levels(*element):
+def _with_levels(element, pack):
     """A batch with `"tree_levels"` added to its tree dict."""
     import tensorflow as tf
 
+    def schedule(children, node_mask):
+        return tree_levels(children, node_mask, pack=pack)
+
     def add(tree):
         levels = tf.numpy_function(
-            tree_levels,
+            schedule,
             [tree["children"], tree["node_mask"]],
             tf.int32,
             stateful=False,

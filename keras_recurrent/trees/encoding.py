@@ -361,6 +361,7 @@ def encode_trees(
     num_nodes=None,
     num_children=None,
     levels=True,
+    pack_levels=False,
 ):
     """Encodes and pads a batch of trees into the tree tensors.
 
@@ -376,7 +377,13 @@ def encode_trees(
         levels: Whether to add the level schedule `"tree_levels"` (see
             `kr.trees.tree_levels`), which the tree layers take as a fourth
             input to run their level loop without working it out (the fast
-            path under XLA, on JAX and on PyTorch). Defaults to `True`.
+            path under XLA and on JAX). Defaults to `True`.
+        pack_levels: Whether the schedule packs the nodes of groups of 8
+            trees into shared slots (`kr.trees.tree_levels(...,
+            pack=True)`): fewer, fuller steps, for a batch that reaches the
+            model whole (`train_on_batch`, one batch per step of a
+            generator). Defaults to `False`, a schedule that `fit` and
+            `predict` can slice and shuffle with the other arrays.
 
     Returns:
         A dict of NumPy int32 arrays: `"node_tokens"` `(B, N)` (0 at
@@ -443,8 +450,11 @@ def encode_trees(
         batch["node_tokens"][index, :size] = tree["node_tokens"]
         batch["children"][index, :size, : used.shape[1]] = used
         batch["node_mask"][index, :size] = tree["node_mask"]
+    pack_levels = check_bool("pack_levels", pack_levels)
     if check_bool("levels", levels):
-        batch[TREE_LEVELS] = tree_levels(batch["children"], batch["node_mask"])
+        batch[TREE_LEVELS] = tree_levels(
+            batch["children"], batch["node_mask"], pack=pack_levels
+        )
     return batch
 
 

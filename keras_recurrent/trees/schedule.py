@@ -8,29 +8,52 @@ discover. `tree_levels` makes it; `kr.trees.encode_trees` and
 `kr.trees.padded_batch` add it to each batch under the key `"tree_levels"`,
 and the layers take it as an optional fourth input.
 
-The schedule is one per tree, `(L, W)` (batched: `(B, L, W)`), so that
-`model.fit`, `predict` and `tf.data` slice and batch it along the batch
-axis like the other tree tensors. Row `l` lists the inner nodes of the
-tree (their indices within the tree) that step `l` of the level loop
-updates, `-1` padded; leaves are not listed (the layers compute them all
-at once, before the loop). The nodes go by height (a leaf has height 0, a
-node one more than its tallest child), lowest first, so that a node comes
-after all its children: step `l` reads only leaves and nodes of earlier
-steps. The inner nodes of one height fill `ceil(count / W)` steps of `W`
-nodes each.
+The schedule is `(B, L, W)`: step `l` of the compiled level loop updates
+the `B * W` nodes listed in `[:, l, :]` (`-1` pads), through a window of
+`B * W` rows. Leaves are not listed (the layers compute them all at once,
+before the loop); every inner node is listed once, after its inner
+children.
 
-A step of the compiled loop works on a window of `B * W` rows, so `W` is
-chosen per batch: a wide `W` (a whole height per step) gives few steps but
-mostly padding in the windows (one tree's widest height is far more than
-its share of the batch's), `W = 1` tight windows but a step per inner
-node. `tree_levels` takes the power of two that minimizes the estimated
-cost `L * (B * W + STEP_COST_ROWS)` of the loop. `L` is rounded up to a
-bucket size (`bucket_size`), so that compiled code sees few shapes.
+Where a node goes:
+
+- Unpacked (`pack=False`), row `b` lists nodes of tree `b` only, by their
+  index within the tree, so `model.fit`, `predict` and `tf.data` can
+  slice, shuffle and batch the schedule along the batch axis like the
+  other tree tensors. A step then holds at most `W` nodes of each tree,
+  and a batch takes as many steps as its slowest tree needs.
+- Packed (`pack=True`), the trees of each group of `PACKED_TREES`
+  consecutive rows share their rows' `PACKED_TREES * W` slots per step, so
+  a tree with many nodes ready borrows the slots of trees with few: for
+  ListOps batches, 2 to 3 window rows per inner node against 5 to 11
+  unpacked. Entry `v` of row `b`, in a group that starts at row `g` and
+  holds `G` trees, is node `v % N` of tree
+  `g + (b - g + v // N) % G`, so an unpacked schedule reads the same
+  either way. A packed schedule belongs to its batch: slicing the batch
+  anywhere but at multiples of `PACKED_TREES` rows, or shuffling it,
+  breaks it (the layers check it: a `ValueError` where checks run, NaN
+  for the trees affected under compilation).
+
+Within a group (a tree, unpacked), the steps follow Hu's list schedule:
+at each step the ready nodes (those whose inner children are done)
+farthest from their root go first, which takes the fewest steps that `W`
+slots per tree allow (Hu 1961, optimal for forests). `W` is the power of
+two that minimizes the estimated cost `L * (B * W + STEP_COST_ROWS)` of
+the loop, and `L` is rounded up to a bucket size (`bucket_size`), so that
+compiled code sees few shapes.
+
+Reference:
+- [Hu 1961, "Parallel Sequencing and Assembly Line Problems"](
+  https://doi.org/10.1287/opre.9.6.841)
 """
 
 import numpy as np
 
 TREE_LEVELS = "tree_levels"
+
+# Consecutive trees that share the slots of a packed schedule
+# (`tree_levels(..., pack=True)`); the layers read the schedule with the
+# same groups.
+PACKED_TREES = 8
 
 # The fixed cost of one step of the level loop, in rows of its window (the
 # per-row cost is a few small matmuls): it weighs fewer, wider steps
@@ -52,33 +75,45 @@ def bucket_size(size):
     return -(-size // step) * step
 
 
-def tree_levels(children, node_mask, *, level_width=None, round_up=True):
+def tree_levels(
+    children, node_mask, *, level_width=None, round_up=True, pack=False
+):
     """The level schedule of a batch of padded trees (NumPy).
 
     Args:
         children: int `(B, N, K)` array, as `kr.trees.encode_trees` makes
             it (`-1` for empty slots).
         node_mask: `(B, N)` array, nonzero for real nodes.
-        level_width: Optional positive integer `W`, the most nodes of one
-            tree per step. Defaults to the power of two that minimizes the
+        level_width: Optional positive integer `W`, the slots per tree and
+            step. Defaults to the power of two that minimizes the
             estimated cost of the loop (see the module docstring).
         round_up: Whether to round the number of steps `L` up to
             `bucket_size`. Defaults to `True`.
+        pack: Whether the trees of each group of `PACKED_TREES` (8)
+            consecutive rows share their slots, for fewer, fuller steps. A
+            packed schedule must reach the layer with its batch whole (or
+            split at multiples of 8 rows), unshuffled. Defaults to `False`:
+            each row lists its own tree's nodes, and the schedule slices
+            along the batch axis like the other tree tensors.
 
     Returns:
-        An int32 array `(B, L, W)`: row `[b, l]` lists the inner nodes of
-        tree `b` that step `l` updates, padded with `-1`: the nodes of
-        height 1 in increasing order, `W` per step, then those of height 2,
-        and so on. `L` is the most steps a tree of the batch needs
-        (at least 1). A tree that breaks the rules of the tree tensors
-        (`kr.trees.validate_tree_tensors`) gets an arbitrary schedule: the
-        layers check the schedule against `children`.
+        An int32 array `(B, L, W)`: row `[b, l]` lists the inner nodes
+        that step `l` updates, padded with `-1`; unpacked, the nodes of
+        tree `b` by their index; packed, as the module docstring says.
+        Every inner node is listed once, after its inner children. `L` is
+        the number of steps (at least 1). A tree that breaks the rules of
+        the tree tensors (`kr.trees.validate_tree_tensors`) gets an
+        arbitrary schedule: the layers check the schedule against
+        `children`.
 
     Example:
 
     >>> batch = kr.trees.encode_trees(["(1 2 3)", "(4 (5 6) 7)"])
     >>> kr.trees.tree_levels(batch["children"], batch["node_mask"]).tolist()
     [[[2], [-1]], [[1], [3]]]
+    >>> kr.trees.tree_levels(
+    ...     batch["children"], batch["node_mask"], pack=True).tolist()
+    [[[1], [-1]], [[2], [3]]]
     """
     children = np.asarray(children)
     real = np.asarray(node_mask) != 0
@@ -88,49 +123,7 @@ def tree_levels(children, node_mask, *, level_width=None, round_up=True):
             "agree. Received: children.shape="
             f"{children.shape}, node_mask.shape={real.shape}"
         )
-    batch_size, num_nodes, _ = children.shape
-    total = batch_size * num_nodes
-    valid = real[..., None] & (children >= 0) & (children < num_nodes)
-    inner = valid.any(axis=-1)
-    # The inner nodes' children as rows of the flat batch, `total` (a row
-    # of height -1) in empty slots.
-    offsets = (np.arange(batch_size, dtype=np.int64) * num_nodes)[:, None]
-    inner_rows = np.nonzero(inner.reshape(-1))[0]
-    child_rows = np.where(
-        valid, children.astype(np.int64) + offsets[..., None], total
-    ).reshape(total, -1)[inner_rows]
-    height = np.zeros(total + 1, np.int64)
-    height[total] = -1
-    # One round per level: a node's height is final once its children's
-    # are. A cycle (a bad tree) would not settle: the rounds stop at N.
-    for _ in range(num_nodes):
-        child_height = height[child_rows]
-        # A maximum per slot: NumPy's reduction over a short last axis
-        # is many times slower.
-        tallest = child_height[:, 0]
-        for slot in range(1, child_height.shape[1]):
-            tallest = np.maximum(tallest, child_height[:, slot])
-        new = np.minimum(tallest + 1, num_nodes)
-        if np.array_equal(new, height[inner_rows]):
-            break
-        height[inner_rows] = new
-    height = height[:total].reshape(batch_size, num_nodes)
-    levels = np.where(inner, height - 1, -1)
-    num_heights = max(int(levels.max(initial=-1)) + 1, 1)
-    tree_of, node = np.nonzero(levels >= 0)  # By tree, then node.
-    level = levels[tree_of, node]
-    # The inner nodes of each (tree, height), and each node's rank among
-    # them (in node order).
-    key = tree_of * num_heights + level
-    order = np.argsort(key, kind="stable")
-    key, tree_of, node, level = (a[order] for a in (key, tree_of, node, level))
-    rank = np.arange(len(key)) - np.searchsorted(key, key, side="left")
-    counts = np.bincount(key, minlength=batch_size * num_heights).reshape(
-        batch_size, num_heights
-    )
-    if level_width is None:
-        level_width = _cheapest_width(counts, batch_size)
-    elif (
+    if level_width is not None and (
         isinstance(level_width, bool)
         or not isinstance(level_width, (int, np.integer))
         or level_width < 1
@@ -139,31 +132,152 @@ def tree_levels(children, node_mask, *, level_width=None, round_up=True):
             "Argument `level_width` must be a positive integer or None. "
             f"Received: level_width={level_width!r}"
         )
-    width = int(level_width)
-    steps = -(-counts // width)  # Steps per (tree, height).
-    first_step = np.cumsum(steps, axis=1) - steps
-    num_steps = max(int(steps.sum(axis=1).max(initial=0)), 1)
+    if not isinstance(pack, (bool, np.bool_)):
+        raise ValueError(
+            f"Argument `pack` must be a boolean. Received: pack={pack!r}"
+        )
+    forest = _Forest(children, real, PACKED_TREES if pack else 1)
+    if level_width is None:
+        width, steps = forest.cheapest_width()
+    else:
+        width = int(level_width)
+        steps = forest.hu_steps(width)
+    num_steps = max(len(steps), 1)
     if round_up:
         num_steps = bucket_size(num_steps)
-    schedule = np.full((batch_size, num_steps, width), -1, np.int32)
-    schedule[
-        tree_of, first_step[tree_of, level] + rank // width, rank % width
-    ] = node
-    return schedule
+    return forest.schedule(steps, width, num_steps)
 
 
-def _cheapest_width(counts, batch_size):
-    """The power of two `W` that minimizes `L * (B * W + STEP_COST_ROWS)`,
-    `L` the most steps of a tree with `W` nodes per step; `counts` `(B,
-    heights)` are the inner nodes of each tree at each height."""
-    widest = max(int(counts.max(initial=0)), 1)
-    best, best_cost = 1, None
-    width = 1
-    while True:
-        num_steps = max(int((-(-counts // width)).sum(axis=1).max()), 1)
-        cost = bucket_size(num_steps) * (batch_size * width + STEP_COST_ROWS)
-        if best_cost is None or cost < best_cost:
-            best, best_cost = width, cost
-        if width >= widest:
-            return best
-        width *= 2
+class _Forest:
+    """The inner nodes of a batch of trees, as rows of the flat batch
+    (`b * N + node`), with what Hu's list schedule needs."""
+
+    def __init__(self, children, real, group_size):
+        batch_size, num_nodes, _ = children.shape
+        total = batch_size * num_nodes
+        self.batch_size, self.num_nodes = batch_size, num_nodes
+        valid = real[..., None] & (children >= 0) & (children < num_nodes)
+        offsets = (np.arange(batch_size, dtype=np.int64) * num_nodes)[:, None]
+        inner = valid.any(axis=-1).reshape(-1)
+        # Each row's children as rows (`total`, a done row, in empty
+        # slots), and one parent per row (`-1`: none; in a bad tree with
+        # shared children, one of them).
+        child_rows = np.where(
+            valid, children.astype(np.int64) + offsets[..., None], total
+        ).reshape(total, -1)
+        parent = np.full(total + 1, -1, np.int64)
+        for slot in range(child_rows.shape[1]):
+            parent[child_rows[:, slot]] = np.arange(total)
+        parent = parent[:total]
+        self.rows = np.nonzero(inner)[0]
+        self.child_rows = child_rows
+        self.parent = parent
+        self.inner = inner
+        self.depth = _depths(parent, num_nodes)
+        tree = np.arange(total) // num_nodes
+        self.group = tree // group_size
+        first_tree = self.group * group_size
+        self.first_tree = first_tree
+        self.group_trees = np.minimum(group_size, batch_size - first_tree)
+        self.group_size = group_size
+
+    def hu_steps(self, width):
+        """The rows updated at each step, each step's rows sorted by group
+        then priority (a list of arrays), with `width` slots per tree of
+        each group: Hu's list schedule."""
+        todo = self.inner.copy()
+        # Inner children not done yet, per row (one parent per child).
+        waiting = np.zeros(len(todo), np.int64)
+        parents = self.parent[self.rows]
+        np.add.at(waiting, parents[parents >= 0], 1)
+        left = len(self.rows)
+        ready = self.rows[waiting[self.rows] == 0]
+        capacity = self.group_trees * width
+        steps = []
+        while left:
+            if not len(ready):
+                # Only in a bad tree (a cycle or a shared child): the rest
+                # in any order; the layers reject the tree anyway.
+                ready = np.nonzero(todo)[0]
+            group = self.group[ready]
+            order = np.lexsort((ready, -self.depth[ready], group))
+            ready, group = ready[order], group[order]
+            rank = np.arange(len(ready)) - np.searchsorted(group, group)
+            take = rank < capacity[ready]
+            done, ready = ready[take], ready[~take]
+            steps.append(done)
+            todo[done] = False
+            left -= len(done)
+            parents = self.parent[done]
+            parents = parents[parents >= 0]
+            np.subtract.at(waiting, parents, 1)
+            freed = parents[(waiting[parents] == 0) & todo[parents]]
+            ready = np.concatenate([ready, np.unique(freed)])
+        return steps
+
+    def cheapest_width(self):
+        """`(W, steps)` for the power of two `W` that minimizes the
+        estimated cost `bucket_size(L) * (B * W + STEP_COST_ROWS)`."""
+        longest = int(self.depth[self.rows].max(initial=-1)) + 1
+        per_group = np.bincount(
+            self.group[self.rows], minlength=self.group.max(initial=0) + 1
+        )
+        trees_of_group = np.bincount(self.group, minlength=len(per_group))
+        trees_of_group = np.maximum(trees_of_group // self.num_nodes, 1)
+        best = None
+        width = 1
+        while True:
+            # Fewer steps than the longest chain, or than a group's nodes
+            # over its slots, are impossible.
+            bound = max(
+                longest,
+                int((-(-per_group // (trees_of_group * width))).max(initial=0)),
+                1,
+            )
+            cost = bucket_size(bound) * (
+                self.batch_size * width + STEP_COST_ROWS
+            )
+            if best is not None and cost >= best[0]:
+                if bound == longest:
+                    return best[1], best[2]
+            else:
+                steps = self.hu_steps(width)
+                cost = bucket_size(len(steps)) * (
+                    self.batch_size * width + STEP_COST_ROWS
+                )
+                if best is None or cost < best[0]:
+                    best = (cost, width, steps)
+                if len(steps) <= longest:
+                    return best[1], best[2]
+            width *= 2
+
+    def schedule(self, steps, width, num_steps):
+        """The `(B, num_steps, width)` int32 schedule of `steps`."""
+        num_nodes = self.num_nodes
+        schedule = np.full((self.batch_size, num_steps, width), -1, np.int32)
+        for step, rows in enumerate(steps):
+            group = self.group[rows]
+            rank = np.arange(len(rows)) - np.searchsorted(group, group)
+            first = self.first_tree[rows]
+            slot_row = first + rank // width
+            tree = rows // num_nodes
+            shift = (tree - slot_row) % self.group_trees[rows]
+            schedule[slot_row, step, rank % width] = (
+                shift * num_nodes + rows % num_nodes
+            )
+        return schedule
+
+
+def _depths(parent, num_nodes):
+    """Each row's distance to its root (`parent` `-1`), by pointer
+    jumping; a cycle (a bad tree) stops at an arbitrary depth."""
+    depth = (parent >= 0).astype(np.int64)
+    above = parent.copy()
+    for _ in range(max(int(num_nodes), 1).bit_length() + 1):
+        has = above >= 0
+        if not has.any():
+            break
+        target = above[has]
+        depth[has] += depth[target]
+        above[has] = above[target]
+    return depth

@@ -58,6 +58,15 @@ def test_schedule_under_xla_matches_the_dynamic_path(binary):
         trees["children"], trees["node_mask"], level_width=1
     )
     np.testing.assert_allclose(forward(*tensors, one), expected, atol=1e-5)
+    # The trees' nodes packed into shared slots: the same states.
+    packed = kr.trees.tree_levels(
+        trees["children"], trees["node_mask"], pack=True
+    )
+    np.testing.assert_allclose(forward(*tensors, packed), expected, atol=1e-5)
+    xla_loss, xla_gradients = with_levels(*tensors, packed)
+    np.testing.assert_allclose(xla_loss, loss, rtol=1e-5)
+    for got, want in zip(xla_gradients, gradients, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-5)
 
 
 def _wrong_schedule(trees):
@@ -118,7 +127,7 @@ def test_a_model_takes_the_schedule_from_padded_batch():
     trees, _ = next(iter(batched))
     np.testing.assert_array_equal(
         trees["tree_levels"],
-        kr.trees.tree_levels(trees["children"], trees["node_mask"]),
+        kr.trees.tree_levels(trees["children"], trees["node_mask"], pack=True),
     )
     inputs = kr.trees.tree_inputs(3, levels=True)
     x = keras.layers.Embedding(10, 4)(inputs["node_tokens"])
@@ -133,4 +142,33 @@ def test_a_model_takes_the_schedule_from_padded_batch():
     model.compile("sgd", "mse", jit_compile=False)
     np.testing.assert_allclose(
         model.predict(batched, verbose=0), plain, atol=1e-5
+    )
+
+
+def test_a_packed_schedule_shuffled_with_its_batch_is_caught():
+    # `fit` shuffling the rows of a packed schedule: the trees whose nodes
+    # sat in other rows lose them. Eagerly a `ValueError` names packing;
+    # under XLA those trees get NaN and the others stay exact.
+    x, trees = _batch(False)
+    layer = _layer(False)
+    packed = kr.trees.tree_levels(
+        trees["children"], trees["node_mask"], pack=True, level_width=1
+    )
+    assert (packed >= trees["children"].shape[1]).any()  # Borrowed slots.
+    order = [1, 0, 2, 3]
+    tensors = [x[order], trees["children"][order], trees["node_mask"][order]]
+    expected = np.asarray(layer(tensors))
+    with pytest.raises(ValueError, match="packed schedule only fits"):
+        layer._call_static(*tensors, False, packed[order])
+    forward = tf.function(lambda *a: layer(list(a)), jit_compile=True)
+    got = np.asarray(forward(*tensors, packed[order]))
+    bad = np.isnan(got).all(axis=(1, 2))
+    assert bad.any()
+    np.testing.assert_allclose(got[~bad], expected[~bad], atol=1e-5)
+    # Unshuffled, the same schedule is exact.
+    got = np.asarray(forward(x, trees["children"], trees["node_mask"], packed))
+    np.testing.assert_allclose(
+        got,
+        np.asarray(layer([x, trees["children"], trees["node_mask"]])),
+        atol=1e-5,
     )
