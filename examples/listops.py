@@ -135,8 +135,9 @@ def pad(examples, size):
             tokens[row, : len(example["tokens"])] = example["tokens"]
         return {"tokens": tokens}
     # `encode_trees` pads already encoded trees in NumPy and adds the
-    # schedule that the tree layers take as their fourth input.
-    return kr.trees.encode_trees(examples, num_nodes=size)
+    # schedule that the tree layers take as their fourth input, packed:
+    # each batch reaches the model whole.
+    return kr.trees.encode_trees(examples, num_nodes=size, pack_levels=True)
 
 
 def size_batches(sizes, batch_size, batch_nodes):

@@ -328,15 +328,19 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             blocks = ops.split(weight, weight.shape[-1] // units, axis=-1)
             return ops.concatenate(blocks[:3], axis=-1)
 
-        x_i, x_o, x_u = ops.split(
+        return self._leaf_states_of_projections(
             self._project(
                 leaf_x,
                 input_gates(kernel),
                 None if bias is None else input_gates(bias),
-            ),
-            3,
-            axis=-1,
+            )
         )
+
+    def _leaf_states_of_projections(self, projected):
+        """The states `(h, c)` of leaves from their projections, whose
+        first blocks are `[i, o, u]`."""
+        units = self.units
+        x_i, x_o, x_u = ops.split(projected[:, : 3 * units], 3, axis=-1)
         leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
         leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
         return leaf_h, leaf_c
@@ -568,7 +572,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         is_parent = ops.any(
             ops.less(schedule["child_rows"][:total], total), axis=1
         )
-        projected, h, c = self._static_leaves(
+        x, input_weights, h, c = self._static_leaves(
             node_inputs,
             flat_real,
             ops.logical_and(flat_real, ops.logical_not(is_parent[:, None])),
@@ -583,7 +587,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             )
         # Phase 2: the inner nodes, one level per step.
         h, c = self._static_levels(
-            schedule, projected, recurrent_mask, h, c, num_nodes
+            schedule, x, input_weights, recurrent_mask, h, c, num_nodes
         )
         # Phase 3: the outputs; NaN for the trees with bad `children`.
         return self._static_outputs((h, c), real, bad, units)
@@ -613,10 +617,16 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         }
 
     def _static_leaves(self, node_inputs, flat_real, flat_leaf, training):
-        """Every row's input projection (zeros for padding rows) and the
+        """What the loop reads its nodes' projections from, and the
         leaves' states `(h, c)` (zeros for the other rows), each with the
-        zero row appended."""
-        units = self.units
+        zero row appended.
+
+        Returns `(x, input_weights, h, c)`: `x` holds every row's inputs
+        and `input_weights` the weights that the loop projects its rows
+        with, where the inputs are narrower than their projections (as on
+        the dynamic path); else `x` holds every row's projection and
+        `input_weights` is `None`. The leaves' states come from the `[i,
+        o, u]` columns alone."""
         flat_inputs = ops.where(
             flat_real,
             ops.reshape(
@@ -629,17 +639,25 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             flat_inputs = keras.random.dropout(
                 flat_inputs, self.dropout, seed=self.seed_generator
             )
-        projected = self._project(flat_inputs, *self._input_weights())
-        x_i, x_o, x_u = ops.split(projected[:, : 3 * units], 3, axis=-1)
-        leaf_c = self.recurrent_activation(x_i) * self.activation(x_u)
-        leaf_h = self.recurrent_activation(x_o) * self.activation(leaf_c)
-        zero = ops.zeros((1, units), dtype=self.compute_dtype)
+        kernel, bias = self._input_weights()
+        if kernel.shape[0] < kernel.shape[1]:
+            leaf_h, leaf_c = self._leaf_states(flat_inputs, kernel, bias)
+            x, input_weights = flat_inputs, (kernel, bias)
+        else:
+            x = self._project(flat_inputs, kernel, bias)
+            leaf_h, leaf_c = self._leaf_states_of_projections(x)
+            input_weights = None
         h, c = (
-            ops.concatenate([ops.where(flat_leaf, state, 0.0), zero])
+            ops.concatenate(
+                [
+                    ops.where(flat_leaf, state, 0.0),
+                    ops.zeros((1, self.units), dtype=self.compute_dtype),
+                ]
+            )
             for state in (leaf_h, leaf_c)
         )
-        projected = ops.concatenate([projected, ops.zeros_like(projected[:1])])
-        return projected, h, c
+        x = ops.concatenate([x, ops.zeros_like(x[:1])])
+        return x, input_weights, h, c
 
     def _static_outputs(self, states, real, bad, units):
         """The outputs of `_call_static`: every node's or each root's
@@ -670,7 +688,9 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             for state in states
         ]
 
-    def _static_levels(self, schedule, projected, recurrent_mask, h, c, n):
+    def _static_levels(
+        self, schedule, x, input_weights, recurrent_mask, h, c, n
+    ):
         """The level loop of `_call_static`, fed by a host schedule (the
         rows of each step) or by the level order derived in the graph."""
         total = ops.shape(h)[0] - 1
@@ -718,8 +738,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         return self._level_loop(
             level_rows,
             bounds,
-            projected,
-            None,
+            x,
+            input_weights,
             recurrent_mask,
             h,
             c,

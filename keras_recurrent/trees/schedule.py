@@ -179,32 +179,39 @@ class _Forest:
         first_tree = self.group * group_size
         self.first_tree = first_tree
         self.group_trees = np.minimum(group_size, batch_size - first_tree)
-        self.group_size = group_size
+        # The inner rows by group, then farthest from the root first, then
+        # row; `place` is each row's position in that order.
+        self.by_priority = self.rows[
+            np.lexsort(
+                (self.rows, -self.depth[self.rows], self.group[self.rows])
+            )
+        ]
+        self.place = np.zeros(total, np.int64)
+        self.place[self.by_priority] = np.arange(len(self.by_priority))
 
     def hu_steps(self, width):
         """The rows updated at each step, each step's rows sorted by group
         then priority (a list of arrays), with `width` slots per tree of
         each group: Hu's list schedule."""
-        todo = self.inner.copy()
         # Inner children not done yet, per row (one parent per child).
-        waiting = np.zeros(len(todo), np.int64)
+        waiting = np.zeros(len(self.inner), np.int64)
         parents = self.parent[self.rows]
         np.add.at(waiting, parents[parents >= 0], 1)
-        left = len(self.rows)
-        ready = self.rows[waiting[self.rows] == 0]
+        # The ready nodes, as their places in `self.by_priority`.
+        ready = np.sort(self.place[self.rows[waiting[self.rows] == 0]])
         capacity = self.group_trees * width
-        steps = []
+        todo = self.inner.copy()
+        left, steps = len(self.rows), []
         while left:
             if not len(ready):
-                # Only in a bad tree (a cycle or a shared child): the rest
-                # in any order; the layers reject the tree anyway.
-                ready = np.nonzero(todo)[0]
-            group = self.group[ready]
-            order = np.lexsort((ready, -self.depth[ready], group))
-            ready, group = ready[order], group[order]
-            rank = np.arange(len(ready)) - np.searchsorted(group, group)
-            take = rank < capacity[ready]
-            done, ready = ready[take], ready[~take]
+                # Only in a bad tree (a cycle): the rest in any order;
+                # the layers reject the tree anyway.
+                ready = np.sort(self.place[np.nonzero(todo)[0]])
+            rows = self.by_priority[ready]
+            group = self.group[rows]
+            rank = np.arange(len(rows)) - np.searchsorted(group, group)
+            take = rank < capacity[rows]
+            done = rows[take]
             steps.append(done)
             todo[done] = False
             left -= len(done)
@@ -212,44 +219,51 @@ class _Forest:
             parents = parents[parents >= 0]
             np.subtract.at(waiting, parents, 1)
             freed = parents[(waiting[parents] == 0) & todo[parents]]
-            ready = np.concatenate([ready, np.unique(freed)])
+            ready = ready[~take]
+            if len(freed):
+                ready = np.sort(
+                    np.concatenate([ready, self.place[np.unique(freed)]])
+                )
         return steps
 
     def cheapest_width(self):
         """`(W, steps)` for the power of two `W` that minimizes the
-        estimated cost `bucket_size(L) * (B * W + STEP_COST_ROWS)`."""
+        estimated cost `bucket_size(L) * (B * W + STEP_COST_ROWS)`.
+
+        Hu's schedule takes about as many steps as the bound
+        `max(longest chain, a group's nodes over its slots)`: the widths
+        are tried by their bound's cost, until no bound beats the best
+        schedule found."""
         longest = int(self.depth[self.rows].max(initial=-1)) + 1
-        per_group = np.bincount(
-            self.group[self.rows], minlength=self.group.max(initial=0) + 1
-        )
-        trees_of_group = np.bincount(self.group, minlength=len(per_group))
-        trees_of_group = np.maximum(trees_of_group // self.num_nodes, 1)
-        best = None
-        width = 1
+        per_group = np.bincount(self.group[self.rows])
+        slots = self.group_trees[
+            np.searchsorted(self.group, np.arange(len(per_group)))
+        ]
+        candidates, width = [], 1
         while True:
-            # Fewer steps than the longest chain, or than a group's nodes
-            # over its slots, are impossible.
             bound = max(
                 longest,
-                int((-(-per_group // (trees_of_group * width))).max(initial=0)),
+                int((-(-per_group // (slots * width))).max(initial=0)),
                 1,
             )
-            cost = bucket_size(bound) * (
-                self.batch_size * width + STEP_COST_ROWS
-            )
-            if best is not None and cost >= best[0]:
-                if bound == longest:
-                    return best[1], best[2]
-            else:
-                steps = self.hu_steps(width)
-                cost = bucket_size(len(steps)) * (
-                    self.batch_size * width + STEP_COST_ROWS
-                )
-                if best is None or cost < best[0]:
-                    best = (cost, width, steps)
-                if len(steps) <= longest:
-                    return best[1], best[2]
+            candidates.append((self._cost(bound, width), width))
+            if bound == longest:
+                break
             width *= 2
+        best = None
+        for bound_cost, width in sorted(candidates):
+            if best is not None and bound_cost >= best[0]:
+                break
+            steps = self.hu_steps(width)
+            cost = self._cost(len(steps), width)
+            if best is None or cost < best[0]:
+                best = (cost, width, steps)
+        return best[1], best[2]
+
+    def _cost(self, num_steps, width):
+        return bucket_size(num_steps) * (
+            self.batch_size * width + STEP_COST_ROWS
+        )
 
     def schedule(self, steps, width, num_steps):
         """The `(B, num_steps, width)` int32 schedule of `steps`."""
