@@ -24,7 +24,7 @@ Where a node goes:
 - Packed (`pack=True`), the trees of each group of `PACKED_TREES`
   consecutive rows share their rows' `PACKED_TREES * W` slots per step, so
   a tree with many nodes ready borrows the slots of trees with few: for
-  ListOps batches, 2 to 3 window rows per inner node against 5 to 11
+  ListOps batches, 2 to 3 window rows per inner node against 5 to 7
   unpacked. Entry `v` of row `b`, in a group that starts at row `g` and
   holds `G` trees, is node `v % N` of tree
   `g + (b - g + v // N) % G`, so an unpacked schedule reads the same
