@@ -113,7 +113,7 @@ def tree_levels(
     [[[2], [-1]], [[1], [3]]]
     >>> kr.trees.tree_levels(
     ...     batch["children"], batch["node_mask"], pack=True).tolist()
-    [[[1], [-1]], [[2], [3]]]
+    [[[5], [7]], [[6], [-1]]]
     """
     children = np.asarray(children)
     real = np.asarray(node_mask) != 0
@@ -170,7 +170,6 @@ class _Forest:
             parent[child_rows[:, slot]] = np.arange(total)
         parent = parent[:total]
         self.rows = np.nonzero(inner)[0]
-        self.child_rows = child_rows
         self.parent = parent
         self.inner = inner
         self.depth = _depths(parent, num_nodes)
@@ -208,9 +207,7 @@ class _Forest:
                 # the layers reject the tree anyway.
                 ready = np.sort(self.place[np.nonzero(todo)[0]])
             rows = self.by_priority[ready]
-            group = self.group[rows]
-            rank = np.arange(len(rows)) - np.searchsorted(group, group)
-            take = rank < capacity[rows]
+            take = _rank_in_group(self.group[rows]) < capacity[rows]
             done = rows[take]
             steps.append(done)
             todo[done] = False
@@ -270,8 +267,7 @@ class _Forest:
         num_nodes = self.num_nodes
         schedule = np.full((self.batch_size, num_steps, width), -1, np.int32)
         for step, rows in enumerate(steps):
-            group = self.group[rows]
-            rank = np.arange(len(rows)) - np.searchsorted(group, group)
+            rank = _rank_in_group(self.group[rows])
             first = self.first_tree[rows]
             slot_row = first + rank // width
             tree = rows // num_nodes
@@ -280,6 +276,12 @@ class _Forest:
                 shift * num_nodes + rows % num_nodes
             )
         return schedule
+
+
+def _rank_in_group(group):
+    """Each entry's position among the entries of its group; `group`
+    sorted."""
+    return np.arange(len(group)) - np.searchsorted(group, group)
 
 
 def _depths(parent, num_nodes):

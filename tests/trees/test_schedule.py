@@ -148,6 +148,20 @@ def test_hu_schedule_takes_the_fewest_steps():
     _assert_valid(packed, batch["children"], batch["node_mask"])
 
 
+def test_the_docstring_example_of_a_packed_schedule():
+    # Tree 0's root (node 2) and tree 1's nodes 1 and 3 (root): two slots
+    # a step for the group of two trees. Step 0 holds tree 1's node 1
+    # (farther from its root) in row 0, as entry 4 + 1, and tree 0's root
+    # in row 1, as entry 4 + 2 (the other tree of the group); step 1 tree
+    # 1's root in row 0.
+    batch = kr.trees.encode_trees(["(1 2 3)", "(4 (5 6) 7)"])
+    packed = kr.trees.tree_levels(
+        batch["children"], batch["node_mask"], pack=True
+    )
+    assert packed.tolist() == [[[5], [7]], [[6], [-1]]]
+    _assert_valid(packed, batch["children"], batch["node_mask"])
+
+
 def test_pack_must_be_a_bool():
     batch = kr.trees.encode_trees(["(1 2 3)"])
     with pytest.raises(ValueError, match="pack='yes'"):
