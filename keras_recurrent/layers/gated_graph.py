@@ -73,6 +73,13 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
       Faster on CPUs for small, dense-ish graphs (no gather and scatter in
       the backward pass), but `T * N²` per graph.
 
+    Aggregation is linear, so `(Σ_u h_u A_e) W_ih = (Σ_u h_u)(A_e W_ih)`:
+    where one matmul by the product costs less than two (one edge type,
+    or one with reverse edges and `concatenate_directions`), the states
+    are summed per type first and multiplied by `A_e` times the GRU's
+    input kernel, formed once per call. The weights are the same either
+    way.
+
     The default `"auto"` takes the dense path only when `N` and `E` are
     known when tracing and `T * N² <= 32 * messages` per graph (messages:
     `E`, or `2 E` with reverse edges), so that memory and cost stay
@@ -163,7 +170,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
               (ignored on padding rows);
             - `node_mask`: bool or int `(batch, N)`, 1 for real nodes and
               0 for padding.
-        training: Python boolean, passed to the GRU cell.
+        training: Python boolean; unused (the layer has no dropout).
 
     Returns:
         The node states, `(batch, N, units)`, zero at padding nodes, NaN
@@ -344,13 +351,9 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             self._node_features,
         )
         if self._uses_dense_aggregation(node_states.shape, edges.shape):
-            states = self._propagate_dense(
-                node_states, edges, edge_types, training
-            )
+            states = self._propagate_dense(node_states, edges, edge_types)
         else:
-            states = self._propagate_sparse(
-                node_states, edges, edge_types, training
-            )
+            states = self._propagate_sparse(node_states, edges, edge_types)
         states = ops.where(is_real, states, ops.zeros_like(states))
         return poison_invalid_graphs(states, valid)
 
@@ -375,16 +378,117 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         cells = self.num_message_types * num_nodes * num_nodes
         return cells <= DENSE_AGGREGATION_RATIO * max(num_messages, 1)
 
-    def _propagate_dense(self, node_states, edges, edge_types, training):
+    def _fuses_kernels(self, dense):
+        """Whether each step multiplies the per-type sums of the states by
+        the product `A_e W_ih` instead of by `A_e`, then by `W_ih`.
+
+        Aggregation is linear, so `(Σ_u h_u A_e) W_ih = (Σ_u h_u)(A_e
+        W_ih)`: with the kernels multiplied once per call, each step needs
+        one matmul into the GRU's input projection instead of two. Taken
+        when that one is the smaller: `3 T` against `T + 3 D` columns of
+        `units²` per node on the sparse path (`T * D + 3 D` on the dense
+        one, whose stacked kernel has `D` column blocks), which is one edge
+        type, or one or two types with `concatenate_directions`.
+        """
+        num_types, directions = self.num_message_types, self.num_directions
+        transform = num_types * (directions if dense else 1)
+        return 3 * num_types < transform + 3 * directions
+
+    def _input_projection(self, type_counts, sums):
+        """The function from a step's message sums to the GRU's `x W_ih + b`.
+
+        `sums` says what each step passes it:
+
+        - `"fused"`: the per-type sums of the states, `(B * N, T * units)`,
+          row `v` holding `Σ_{(u→v) of type e} h_u` in block `e`,
+          multiplied by the kernels' product `A_e W_ih` (`_fuses_kernels`);
+        - `"per_type"`: the same sums, multiplied by the `A_e`, then by
+          `W_ih`;
+        - `"per_direction"`: the messages `h_u A_e` already summed per
+          direction, `(B * N, D * units)`, multiplied by `W_ih`.
+
+        The message biases, the same at every step, enter through
+        `type_counts` (`(B * N, T)`, the edges of each type into each
+        node), once per call.
+        """
+        input_kernel = self.gru.kernel
+        message_kernel = self._stack_by_direction(self.message_kernel)
+        input_bias = message_bias = None
+        if self.use_bias:
+            input_bias = self.gru.bias[0] if self.reset_after else self.gru.bias
+            message_bias = ops.matmul(
+                type_counts,
+                self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
+            )
+        if sums == "fused":
+            kernel = ops.matmul(message_kernel, input_kernel)
+            if self.use_bias:
+                input_bias = ops.matmul(message_bias, input_kernel) + input_bias
+
+            def project_fused(values):
+                return _add_bias(ops.matmul(values, kernel), input_bias)
+
+            return project_fused
+
+        def project(values):
+            if sums == "per_type":
+                values = ops.matmul(values, message_kernel)
+            values = _add_bias(values, message_bias)
+            return _add_bias(ops.matmul(values, input_kernel), input_bias)
+
+        return project
+
+    def _gru_update(self, projection, states):
+        """One step of the `gru` sublayer, given its input's `x W_ih + b`.
+
+        The math of `keras.layers.GRUCell.call`, with columns taken apart
+        by `split` into equal parts: on TensorFlow a slice's gradient is a
+        zero-padded copy of the whole tensor, a split's one concatenation
+        (and Keras' PyTorch `split` at given indices cannot run on the
+        "meta" device, where Keras infers output shapes).
+        """
+        gru, units = self.gru, self.units
+        recurrent_kernel = gru.recurrent_kernel
+        input_update, input_reset, input_candidate = ops.split(
+            projection, 3, axis=-1
+        )
+        if self.reset_after:
+            inner = ops.matmul(states, recurrent_kernel)
+            if self.use_bias:
+                inner = inner + gru.bias[1]
+            recurrent_update, recurrent_reset, recurrent = ops.split(
+                inner, 3, axis=-1
+            )
+        else:
+            recurrent_update, recurrent_reset = ops.split(
+                ops.matmul(states, recurrent_kernel[:, : 2 * units]),
+                2,
+                axis=-1,
+            )
+        update = self.recurrent_activation(input_update + recurrent_update)
+        reset = self.recurrent_activation(input_reset + recurrent_reset)
+        if self.reset_after:
+            recurrent = reset * recurrent
+        else:
+            recurrent = ops.matmul(
+                reset * states, recurrent_kernel[:, 2 * units :]
+            )
+        candidate = self.activation(input_candidate + recurrent)
+        # `z h + (1 - z) h~`, in three ops instead of four.
+        return candidate + update * (states - candidate)
+
+    def _propagate_dense(self, node_states, edges, edge_types):
         """Propagation with dense per-graph edge-count matmuls.
 
         `counts[b, v, e, u]` is the number of edges `u → v` of message type
         `e` in graph `b` (multi-edges counted, padding rows dropped),
-        built once by a segment sum. Each step is then two dense matmuls:
+        built once by a segment sum. Each step is then dense matmuls:
         `counts @ h`, `(B, N * T, units)`, reshaped to `(B * N, T * units)`,
         times the `T` kernels stacked to `(T * units, units)`: exactly
         `Σ_{(u→v) of type e} h_u A_e` (per direction with
-        `concatenate_directions`, see `_stack_by_direction`).
+        `concatenate_directions`, see `_stack_by_direction`), then times
+        the GRU's input kernel (the two products fused when
+        `_fuses_kernels`).
         """
         batch_size, num_nodes = ops.shape(node_states)[:2]
         units, num_types = self.units, self.num_message_types
@@ -413,10 +517,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         counts = ops.reshape(
             counts, (batch_size, num_nodes * num_types, num_nodes)
         )
-
-        # (T * units, D * units): row block e is A_e.
-        kernel = self._stack_by_direction(self.message_kernel)
-        message_bias = None
+        type_counts = None
         if self.use_bias:
             type_counts = ops.sum(
                 ops.reshape(
@@ -424,26 +525,34 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
                 ),
                 axis=-1,
             )
-            message_bias = ops.matmul(
-                type_counts,
-                self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
-            )
+        fused = self._fuses_kernels(dense=True)
+        project = self._input_projection(
+            type_counts, "fused" if fused else "per_type"
+        )
 
+        node_states, poisoned = _confine_non_finite(
+            node_states, counts, num_types, self.propagation_steps
+        )
         states = ops.reshape(node_states, (-1, units))
         for _ in range(self.propagation_steps):
-            gathered = _confined_matmul(
+            sums = ops.matmul(
                 counts, ops.reshape(states, (batch_size, num_nodes, units))
             )
-            aggregated = ops.matmul(
-                ops.reshape(gathered, (-1, num_types * units)), kernel
-            )
-            if message_bias is not None:
-                aggregated = aggregated + message_bias
-            states, _ = self.gru(aggregated, [states], training=training)
-        return ops.reshape(states, (batch_size, num_nodes, units))
+            sums = ops.reshape(sums, (-1, num_types * units))
+            states = self._gru_update(project(sums), states)
+        states = ops.reshape(states, (batch_size, num_nodes, units))
+        # A scalar fill, not `full_like`: PyTorch's shape inference runs
+        # this on the "meta" device, where `full_like` cannot read its fill.
+        return ops.where(poisoned, float("nan"), states)
 
-    def _propagate_sparse(self, node_states, edges, edge_types, training):
-        """Propagation with a gather and a segment sum per step."""
+    def _propagate_sparse(self, node_states, edges, edge_types):
+        """Propagation with a gather and a segment sum per step.
+
+        Unless `_fuses_kernels`, the states are transformed by every
+        type's kernel before the gather (`h_u A_e`, then summed per
+        direction); when fused, the raw states are summed per (node, type)
+        and the step's one matmul applies `A_e W_ih`.
+        """
         batch_size, num_nodes = ops.shape(node_states)[:2]
         total_nodes = batch_size * num_nodes
 
@@ -466,50 +575,56 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         sources = ops.concatenate(senders)
         targets = ops.concatenate(receivers)
         types = ops.concatenate(message_types)
-        num_types = self.num_message_types
-        # Row u * T + e of the transformed states is h_u A_e.
-        message_rows = sources * num_types + types
-        num_segments = total_nodes + 1
-        directions = self.num_directions
-        segments = targets
-        if directions == 2:
-            # Forward messages into segment 2 v, reverse ones into 2 v + 1,
-            # so that row v of the sums reshaped to (N, 2 * units) is
-            # [forward sum, reverse sum].
-            reverse = ops.greater_equal(types, self.num_edge_types)
-            segments = 2 * targets + ops.cast(reverse, "int32")
-
-        units = self.units
-        # (units, T * units): column block e is A_e.
-        kernel = ops.reshape(
-            ops.transpose(self.message_kernel, (1, 0, 2)),
-            (units, num_types * units),
-        )
-        message_bias = None
+        units, num_types = self.units, self.num_message_types
+        type_counts = None
         if self.use_bias:
             # Σ_{edges into v} b_e = (edge counts per type of v) · b,
             # the same at every step.
             type_counts = _segment_sum(
                 ops.one_hot(types, num_types, dtype=self.compute_dtype),
                 targets,
-                num_segments=num_segments,
+                num_segments=total_nodes + 1,
             )[:total_nodes]
-            message_bias = ops.matmul(
-                type_counts,
-                self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
+        fused = self._fuses_kernels(dense=False)
+        project = self._input_projection(
+            type_counts, "fused" if fused else "per_direction"
+        )
+
+        if fused:
+            # Segment v * T + e sums the states sent to v along type e;
+            # padding edges go to the dropped segment `total_nodes * T`.
+            rows, width = sources, num_types
+            segments = targets * num_types + types
+            kernel = None
+        else:
+            # Row u * T + e of the transformed states is h_u A_e.
+            rows, width = sources * num_types + types, self.num_directions
+            segments = targets
+            if width == 2:
+                # Forward messages into segment 2 v, reverse ones into
+                # 2 v + 1, so that row v of the sums reshaped to
+                # (N, 2 * units) is [forward sum, reverse sum].
+                reverse = ops.greater_equal(types, self.num_edge_types)
+                segments = 2 * targets + ops.cast(reverse, "int32")
+            # (units, T * units): column block e is A_e.
+            kernel = ops.reshape(
+                ops.transpose(self.message_kernel, (1, 0, 2)),
+                (units, num_types * units),
             )
+        num_segments = width * total_nodes
 
         states = ops.reshape(node_states, (-1, units))
         for _ in range(self.propagation_steps):
-            transformed = ops.reshape(ops.matmul(states, kernel), (-1, units))
-            messages = ops.take(transformed, message_rows, axis=0)
-            aggregated = _segment_sum(
-                messages, segments, num_segments=directions * num_segments
-            )[: directions * total_nodes]
-            aggregated = ops.reshape(aggregated, (-1, directions * units))
-            if message_bias is not None:
-                aggregated = aggregated + message_bias
-            states, _ = self.gru(aggregated, [states], training=training)
+            sent = states
+            if kernel is not None:
+                sent = ops.reshape(ops.matmul(states, kernel), (-1, units))
+            sums = _segment_sum(
+                ops.take(sent, rows, axis=0),
+                segments,
+                num_segments=num_segments + width,
+            )[:num_segments]
+            sums = ops.reshape(sums, (-1, width * units))
+            states = self._gru_update(project(sums), states)
         return ops.reshape(states, (batch_size, num_nodes, units))
 
     def _stack_by_direction(self, blocks):
@@ -561,24 +676,37 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         return {**base_config, **config}
 
 
-def _confined_matmul(counts, states):
-    """`counts @ states` without `0 * NaN` reaching unconnected nodes.
+def _add_bias(values, bias):
+    return values if bias is None else values + bias
 
-    A NaN or infinite state of node `u` would make every row of the product
-    NaN through the zero counts of the nodes without an edge from `u`. Its
-    row is zeroed for the matmul, and the rows with a nonzero count from
-    such a node get NaN after it, as the sparse aggregation gives them: the
-    non-finite value reaches only the nodes it has an edge to. Elementwise
-    ops only, and one extra column in the matmul.
+
+def _confine_non_finite(node_states, counts, num_types, steps):
+    """Keeps a non-finite node state to the nodes it has a path of edges to.
+
+    In `counts @ h`, a NaN or infinite state of node `u` would reach every
+    row through the zero counts of the nodes without an edge from `u`
+    (`0 * NaN`). The GRU keeps finite states finite, so only the initial
+    states can hold one: they are zeroed, and the nodes within
+    `propagation_steps` edges of one (following the messages, `u` itself
+    included) are found by as many boolean steps of `counts`, to be set to
+    NaN at the end, as the sparse aggregation leaves them. The other nodes
+    read no state of theirs, so their states are exact.
+
+    Returns the zeroed `(B, N, units)` states and the `(B, N, 1)` mask of
+    the nodes to poison.
     """
-    finite = ops.all(ops.isfinite(states), axis=-1, keepdims=True)
-    safe = ops.where(finite, states, ops.zeros_like(states))
-    flag = ops.cast(ops.logical_not(finite), states.dtype)
-    product = ops.matmul(counts, ops.concatenate([safe, flag], axis=-1))
-    reached = ops.greater(product[..., -1:], 0)
-    # A scalar fill, not `full_like`: PyTorch's shape inference runs this on
-    # the "meta" device, where `full_like` cannot read its fill value.
-    return ops.where(reached, float("nan"), product[..., :-1])
+    finite = ops.all(ops.isfinite(node_states), axis=-1, keepdims=True)
+    batch_size, num_nodes = ops.shape(node_states)[:2]
+    reached = ops.cast(ops.logical_not(finite), counts.dtype)
+    for _ in range(steps):
+        # (B, N * T, 1) -> edges into each node from a reached one.
+        incoming = ops.reshape(
+            ops.matmul(counts, reached), (batch_size, num_nodes, num_types)
+        )
+        incoming = ops.sum(incoming, axis=-1, keepdims=True)
+        reached = ops.cast(ops.greater(reached + incoming, 0), counts.dtype)
+    safe = ops.where(finite, node_states, ops.zeros_like(node_states))
+    return safe, ops.greater(reached, 0)
 
 
 def _segment_sum(data, segment_ids, num_segments):

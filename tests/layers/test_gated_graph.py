@@ -65,6 +65,86 @@ def test_matches_numpy_reference(options, aggregation):
     np.testing.assert_allclose(outputs, _expected(layer, graphs), atol=1e-5)
 
 
+ONE_TYPE_OPTIONS = {
+    "no_reverse": {"add_reverse_edges": False},
+    "no_reverse_reset_before_no_bias": {
+        "add_reverse_edges": False,
+        "reset_after": False,
+        "use_bias": False,
+    },
+    "paper_directions": {"concatenate_directions": True},
+    "paper_directions_reset_before": {
+        "concatenate_directions": True,
+        "reset_after": False,
+    },
+}
+
+
+def _one_type_layer(graphs, aggregation, options, fused=None):
+    layer = kr.layers.GatedGraph(
+        UNITS, 1, propagation_steps=STEPS, aggregation=aggregation, **options
+    )
+    if fused is not None:
+        # The unfused products, for comparison: `A_e` then `W_ih`.
+        layer._fuses_kernels = lambda dense: fused
+    layer.build([array.shape for array in reference.as_list(graphs)])
+    reference.randomize_weights(layer, seed=3)
+    return layer
+
+
+@pytest.mark.parametrize(
+    "options", ONE_TYPE_OPTIONS.values(), ids=list(ONE_TYPE_OPTIONS)
+)
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_fused_kernels_match_reference_and_unfused_gradients(
+    options, aggregation
+):
+    # One edge type (and one plus its reverse, summed per direction) is
+    # where a step's single matmul by `A_e W_ih` costs less than two.
+    graphs = reference.random_graphs(7, num_edge_types=1)
+    inputs = [tf.constant(array) for array in reference.as_list(graphs)]
+    results = []
+    for fused in (None, False):
+        layer = _one_type_layer(graphs, aggregation, options, fused)
+        if fused is None:
+            assert layer._fuses_kernels(dense=aggregation == "dense")
+        sources = [inputs[0], *layer.trainable_variables]
+        with tf.GradientTape() as tape:
+            tape.watch(inputs[0])
+            outputs = layer(inputs)
+            loss = tf.reduce_sum(outputs * tf.sin(outputs + 1.0))
+        np.testing.assert_allclose(outputs, _expected(layer, graphs), atol=1e-5)
+        results.append([np.asarray(g) for g in tape.gradient(loss, sources)])
+    assert np.abs(results[0][0]).max() > 1e-3
+    for fused, unfused in zip(*results, strict=True):
+        np.testing.assert_allclose(fused, unfused, atol=1e-5)
+
+
+def test_kernels_are_fused_only_where_one_matmul_is_cheaper():
+    # (num_edge_types, add_reverse_edges, concatenate_directions):
+    # (sparse, dense) fusion. Fused: 3 T columns of units² per node;
+    # unfused: T + 3 D (sparse), T * D + 3 D (dense).
+    cases = {
+        (1, False, False): (True, True),  # 3 < 4
+        (1, True, False): (False, False),  # 6 > 5
+        (1, True, True): (True, True),  # 6 < 8, 6 < 10
+        (2, False, False): (False, False),  # 6 > 5
+        (2, True, True): (False, True),  # 12 > 10, 12 < 14
+        (4, True, True): (False, False),  # 24 > 14, 24 > 22
+    }
+    for (types, reverse, directions), expected in cases.items():
+        layer = kr.layers.GatedGraph(
+            4,
+            types,
+            add_reverse_edges=reverse,
+            concatenate_directions=directions,
+        )
+        assert (
+            layer._fuses_kernels(dense=False),
+            layer._fuses_kernels(dense=True),
+        ) == expected
+
+
 def test_one_step_by_hand():
     # 0 -> 1 of type 1, no bias: a_1 = x_0 A_1, a_0 = x_1 A_3 (the reverse
     # of type 1), then one GRU step each.
@@ -267,14 +347,18 @@ one_type = kr.graphs.encode_graphs(
     [{"edges": [(0, 1, 0), (1, 2, 0)]}, {"edges": [(1, 0, 0)]}]
 )
 inputs = kr.graphs.graph_inputs(one_type["node_inputs"].shape[-1])
-model = keras.Model(inputs, kr.layers.GatedGraph(4, 1, 2)(inputs))
-model.compile("sgd", "mse")
 target = np.ones((2, 3, 4), "float32")
-direct = np.mean((keras.ops.convert_to_numpy(model(one_type)) - target) ** 2)
-np.testing.assert_allclose(
-    model.evaluate(one_type, target, verbose=0), direct, rtol=1e-5
-)
-model.fit(one_type, target, epochs=1, verbose=0)
+# With and without reverse edges: the second takes the fused kernels.
+for reverse in (True, False):
+    layer = kr.layers.GatedGraph(4, 1, 2, add_reverse_edges=reverse)
+    model = keras.Model(inputs, layer(inputs))
+    model.compile("sgd", "mse")
+    outputs = keras.ops.convert_to_numpy(model(one_type))
+    direct = np.mean((outputs - target) ** 2)
+    np.testing.assert_allclose(
+        model.evaluate(one_type, target, verbose=0), direct, rtol=1e-5
+    )
+    model.fit(one_type, target, epochs=1, verbose=0)
 print("ok", keras.backend.backend())
 """
 
@@ -526,4 +610,91 @@ def test_trains_under_mirrored_strategy_like_on_one_device():
 
     keras_recurrent.testing.assert_mirrored_equivalence(
         build_model, graphs, targets, steps=2, global_batch_size=8
+    )
+
+
+def _torch_gru_rows(kernel, units):
+    """Keras' `[z | r | h]` columns as PyTorch's `[r | z | n]` rows."""
+    z, r, h = (kernel[:, i * units : (i + 1) * units] for i in range(3))
+    return np.concatenate([r, z, h], axis=1).T
+
+
+def _gated_graph_conv(torch, units, steps, message_kernel, gru_kernels):
+    """PyG's `GatedGraphConv(aggr="add", bias=False)` with our weights: the
+    real one when PyG is installed, else its forward pass in PyTorch."""
+    gru = torch.nn.GRUCell(units, units, bias=False)
+    with torch.no_grad():
+        gru.weight_ih.copy_(torch.from_numpy(gru_kernels[0]))
+        gru.weight_hh.copy_(torch.from_numpy(gru_kernels[1]))
+    weight = torch.from_numpy(np.stack([message_kernel] * steps))
+    if importlib.util.find_spec("torch_geometric") is not None:
+        from torch_geometric.nn import GatedGraphConv
+
+        conv = GatedGraphConv(units, num_layers=steps, aggr="add", bias=False)
+        with torch.no_grad():
+            conv.weight.copy_(weight)
+            conv.rnn.load_state_dict(gru.state_dict())
+        return conv
+
+    def conv(x, edge_index):
+        x = torch.cat([x, x.new_zeros(x.size(0), units - x.size(1))], 1)
+        for step in range(steps):
+            messages = (x @ weight[step])[edge_index[0]]
+            summed = torch.zeros_like(x).index_add_(0, edge_index[1], messages)
+            x = gru(summed, x)
+        return x
+
+    return conv
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="needs PyTorch"
+)
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_equals_pyg_gated_graph_conv_with_the_same_weights(aggregation):
+    # PyG's GatedGraphConv is what our users would otherwise pick: one edge
+    # type, no reverse edges, no biases, and the GRU of PyTorch.
+    import torch
+
+    units, steps = 16, 4
+    rng = np.random.default_rng(11)
+    num_graphs, num_nodes, num_edges = 3, 7, 12
+    node_inputs = rng.normal(size=(num_graphs, num_nodes, 5))
+    edges = rng.integers(0, num_nodes, (num_graphs, num_edges, 2))
+    layer = kr.layers.GatedGraph(
+        units,
+        1,
+        propagation_steps=steps,
+        add_reverse_edges=False,
+        use_bias=False,
+        aggregation=aggregation,
+    )
+    outputs = layer(
+        [
+            node_inputs.astype("float32"),
+            edges.astype("int32"),
+            np.zeros((num_graphs, num_edges), "int32"),
+            np.ones((num_graphs, num_nodes), "int32"),
+        ]
+    )
+    message_kernel = np.asarray(layer.message_kernel)[0]
+    conv = _gated_graph_conv(
+        torch,
+        units,
+        steps,
+        message_kernel,
+        [
+            _torch_gru_rows(np.asarray(layer.gru.kernel), units),
+            _torch_gru_rows(np.asarray(layer.gru.recurrent_kernel), units),
+        ],
+    )
+    offsets = (np.arange(num_graphs) * num_nodes)[:, None, None]
+    edge_index = (edges + offsets).reshape(-1, 2).T
+    with torch.no_grad():
+        expected = conv(
+            torch.from_numpy(node_inputs.reshape(-1, 5).astype("float32")),
+            torch.from_numpy(edge_index.astype("int64")),
+        ).numpy()
+    np.testing.assert_allclose(
+        np.reshape(outputs, (-1, units)), expected, atol=1e-5
     )
