@@ -4,12 +4,18 @@ Both sides get identical random graphs (by default 64 graphs of 50 nodes and
 150 edges, 128-wide node inputs), 128 units and 8 propagation steps, and
 take one Adam step on the MSE between the node states and a fixed random
 target: forward, backward and update. Our layer is fed the padded graph
-tensors through `model.train_on_batch` (its default graph mode; XLA is off
-on CPU unless `--jit-compile`), PyG the flat `edge_index` of the same
-graphs. The contenders are timed round-robin in one process, so that a
-noisy machine slows them all alike; the tables give medians of wall time
-and of the process' CPU time (all threads), which other processes sharing
-the cores do not inflate.
+tensors through `model.train_on_batch`, as `fit` runs it, PyG the flat
+`edge_index` of the same graphs.
+
+Each contender runs in a process of its own (`_worker.py`), as a user runs
+one framework: ours on TensorFlow (`jit_compile="auto"`, which is off on
+CPUs, and with XLA), on JAX and on PyTorch, and PyG with PyTorch's default
+settings. The processes take one step each in turn, so that a noisy
+machine slows them all alike and only one runs at a time; the tables give
+medians of wall time and of each process's CPU time (all its threads).
+Timed in one process, TensorFlow's and PyTorch's thread pools compete for
+the cores: PyG's step took about twice its own time there, which made the
+ratios look better than a user's.
 
 Three comparisons:
 
@@ -24,14 +30,14 @@ Three comparisons:
    and density, forward pass only: a 10^6-node train step needs more memory
    than a workstation has), to show the cost grows linearly.
 
-Ours is timed three ways in 1. and 2.: with `aggregation="auto"` (what a
-user gets: the dense path on these small graphs when the count tensor is
-small enough, see `GatedGraph`), and with each path forced, `"dense"`
+On TensorFlow, ours is timed with `aggregation="auto"` (what a user gets:
+the dense path on these small graphs when the count tensor is small
+enough, see `GatedGraph`), and with each path forced, `"dense"`
 (per-graph adjacency-count matmuls) and `"sparse"` (gather + segment sum).
 
 With `--profile`, also the forward + backward time of each part of the
 propagation (transform matmul, gather, segment sum, GRU cell) on both sides,
-for our `aggregation="sparse"` path.
+for our `aggregation="sparse"` path, in this one process.
 
 Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
 torch-geometric).
@@ -86,111 +92,20 @@ try:
 except ImportError:  # Only the `--backend` runs, which time no PyG, work.
     torch_geometric = None
 
+from _ggnn_steps import graph_arrays  # noqa: E402
+from _ggnn_steps import keras_model  # noqa: E402
+from _worker import Contender  # noqa: E402
+from _worker import time_in_turn  # noqa: E402
+
 import keras_recurrent as kr  # noqa: E402
 
 
-class TypedGatedGraphConv(torch.nn.Module):
-    """GG-NN propagation with typed edges, written with PyG's `scatter`.
-
-    The PyG-side counterpart of `GatedGraph(num_edge_types=T)`: per step,
-    every node state is transformed by each of the `T` edge-type kernels in
-    one batched matmul, each edge gathers the transform of its type at its
-    source, messages are summed at their targets, and a `GRUCell` updates
-    the nodes. Reverse edges are passed in as extra edges of their own
-    types, as `GatedGraph(add_reverse_edges=True)` does inside.
-    """
-
-    def __init__(self, units, num_edge_types, num_layers):
-        super().__init__()
-        self.units = units
-        self.num_layers = num_layers
-        self.weight = torch.nn.Parameter(
-            torch.empty(num_edge_types, units, units)
-        )
-        torch.nn.init.xavier_uniform_(self.weight)
-        self.rnn = torch.nn.GRUCell(units, units)
-
-    def forward(self, x, edge_index, edge_type):
-        if x.size(-1) < self.units:
-            x = torch.cat(
-                [x, x.new_zeros(x.size(0), self.units - x.size(-1))], dim=-1
-            )
-        num_nodes = x.size(0)
-        source, target = edge_index
-        gather_index = edge_type * num_nodes + source
-        for _ in range(self.num_layers):
-            transformed = torch.matmul(x.unsqueeze(0), self.weight)
-            messages = transformed.reshape(-1, self.units)[gather_index]
-            aggregated = scatter(
-                messages, target, dim=0, dim_size=num_nodes, reduce="sum"
-            )
-            x = self.rnn(aggregated, x)
-        return x
-
-
 def random_graphs(num_graphs, num_nodes, num_edges, features, types, seed):
-    """Random graphs as padded graph tensors and as PyG's flat tensors."""
-    rng = np.random.default_rng(seed)
-    node_inputs = rng.normal(size=(num_graphs, num_nodes, features))
-    edges = rng.integers(0, num_nodes, size=(num_graphs, num_edges, 2))
-    edge_types = rng.integers(0, types, size=(num_graphs, num_edges))
-    node_mask = np.ones((num_graphs, num_nodes), dtype=np.int32)
-    padded = {
-        "node_inputs": node_inputs.astype(np.float32),
-        "edges": edges.astype(np.int32),
-        "edge_types": edge_types.astype(np.int32),
-        "node_mask": node_mask,
-    }
-    offsets = (np.arange(num_graphs) * num_nodes)[:, None, None]
-    flat_edges = (edges + offsets).reshape(-1, 2).T
-    flat = {
-        "x": torch.from_numpy(padded["node_inputs"].reshape(-1, features)),
-        "edge_index": torch.from_numpy(flat_edges.astype(np.int64)),
-        "edge_type": torch.from_numpy(edge_types.reshape(-1).astype(np.int64)),
-    }
-    return padded, flat
-
-
-def with_reverse_edges(flat, num_edge_types):
-    """PyG-side edges plus each edge reversed, of type `t + T`."""
-    edge_index = flat["edge_index"]
-    return {
-        "x": flat["x"],
-        "edge_index": torch.cat([edge_index, edge_index.flip(0)], dim=1),
-        "edge_type": torch.cat(
-            [flat["edge_type"], flat["edge_type"] + num_edge_types]
-        ),
-    }
-
-
-def keras_model(
-    padded,
-    units,
-    num_edge_types,
-    steps,
-    reverse,
-    jit_compile,
-    aggregation="auto",
-):
-    num_graphs, num_nodes, features = padded["node_inputs"].shape
-    num_edges = padded["edges"].shape[1]
-    inputs = [
-        keras.Input((num_nodes, features), batch_size=num_graphs),
-        keras.Input((num_edges, 2), batch_size=num_graphs, dtype="int32"),
-        keras.Input((num_edges,), batch_size=num_graphs, dtype="int32"),
-        keras.Input((num_nodes,), batch_size=num_graphs, dtype="int32"),
-    ]
-    outputs = kr.layers.GatedGraph(
-        units,
-        num_edge_types,
-        propagation_steps=steps,
-        add_reverse_edges=reverse,
-        use_bias=False,
-        aggregation=aggregation,
-    )(inputs)
-    model = keras.Model(inputs, outputs)
-    model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit_compile)
-    return model
+    """`_ggnn_steps.graph_arrays`, with PyG's arrays as torch tensors."""
+    padded, flat = graph_arrays(
+        num_graphs, num_nodes, num_edges, features, types, seed
+    )
+    return padded, {key: torch.from_numpy(value) for key, value in flat.items()}
 
 
 def keras_step(model, padded, target):
@@ -224,18 +139,6 @@ def torch_step(module, flat, target, typed):
         optimizer.step()
 
     return step
-
-
-def torch_forward(module, flat, typed):
-    arguments = (flat["x"], flat["edge_index"])
-    if typed:
-        arguments += (flat["edge_type"],)
-
-    def forward():
-        with torch.no_grad():
-            module(*arguments)
-
-    return forward
 
 
 def time_round_robin(steps, repeats, warmup):
@@ -403,52 +306,84 @@ def backend_run(args):
     _backend.record(medians)
 
 
-def compare(args, num_edge_types, reverse):
-    units, steps = args.units, args.steps
-    padded, flat = random_graphs(
-        args.graphs, args.nodes, args.edges, args.features, num_edge_types, 0
+def step_arguments(args, num_edge_types, reverse, train=True):
+    return {
+        "graphs": args.graphs,
+        "nodes": args.nodes,
+        "edges": args.edges,
+        "features": args.features,
+        "units": args.units,
+        "types": num_edge_types,
+        "steps": args.steps,
+        "reverse": reverse,
+        "train": train,
+    }
+
+
+def auto_choice(args, num_edge_types, reverse, nodes=None, edges=None):
+    """`"dense"` or `"sparse"`: what `aggregation="auto"` takes here."""
+    layer = kr.layers.GatedGraph(
+        args.units, num_edge_types, add_reverse_edges=reverse
     )
-    target = (
-        np.random.default_rng(1)
-        .normal(size=(args.graphs, args.nodes, units))
-        .astype(np.float32)
+    dense = layer._uses_dense_aggregation(
+        (None, nodes or args.nodes), (None, edges or args.edges)
     )
-    contenders = {}
+    return "dense" if dense else "sparse"
+
+
+def contenders(args, num_edge_types, reverse):
+    """Every row of a comparison, each in a worker process of its own.
+
+    Ours on TensorFlow (`aggregation` auto and forced, and with XLA), on
+    JAX and on PyTorch (`train_on_batch` as a user's `fit` runs it), and
+    PyG last, as a PyTorch user runs it (PyTorch's default OpenMP waiting,
+    `--torch-threads` threads).
+    """
+    common = step_arguments(args, num_edge_types, reverse)
+    auto = auto_choice(args, num_edge_types, reverse)
+    tensorflow = {"KERAS_BACKEND": "tensorflow"}
+    rows = {}
     for aggregation in ("auto", "dense", "sparse"):
-        model = keras_model(
-            padded,
-            units,
-            num_edge_types,
-            steps,
-            reverse,
-            args.jit_compile,
-            aggregation,
+        name = (
+            f"GatedGraph, TensorFlow (auto: {auto})"
+            if aggregation == "auto"
+            else f"GatedGraph, TensorFlow ({aggregation})"
         )
-        layer = model.layers[-1]
-        chosen = layer._uses_dense_aggregation(
-            (None, args.nodes), (None, args.edges)
+        rows[name] = Contender(
+            "_ggnn_steps:keras_step",
+            {**common, "aggregation": aggregation},
+            tensorflow,
+            args.warmup,
         )
-        if aggregation == "auto":
-            name = f"GatedGraph (auto: {'dense' if chosen else 'sparse'})"
-        else:
-            name = f"GatedGraph (aggregation={aggregation!r})"
-        contenders[name] = keras_step(model, padded, target)
-    torch.manual_seed(0)
-    if num_edge_types == 1 and not reverse:
-        module = GatedGraphConv(units, num_layers=steps, aggr="add")
-        contenders["PyG GatedGraphConv"] = torch_step(
-            module, flat, target, typed=False
+    rows[f"GatedGraph, TensorFlow + XLA (auto: {auto})"] = Contender(
+        "_ggnn_steps:keras_step",
+        {**common, "jit_compile": True},
+        tensorflow,
+        args.warmup,
+    )
+    for backend in ("jax", "torch"):
+        rows[f"GatedGraph, {backend} backend (auto: {auto})"] = Contender(
+            "_ggnn_steps:keras_step",
+            common,
+            {"KERAS_BACKEND": backend},
+            args.warmup,
         )
-    else:
-        total_types = num_edge_types * (2 if reverse else 1)
-        module = TypedGatedGraphConv(units, total_types, steps)
-        typed_flat = (
-            with_reverse_edges(flat, num_edge_types) if reverse else flat
-        )
-        contenders["PyG TypedGatedGraphConv (scatter)"] = torch_step(
-            module, typed_flat, target, typed=True
-        )
-    return time_round_robin(contenders, args.repeats, args.warmup)
+    name = (
+        "PyG GatedGraphConv"
+        if num_edge_types == 1 and not reverse
+        else "PyG TypedGatedGraphConv (scatter)"
+    )
+    rows[name] = Contender(
+        "_ggnn_steps:pyg_step",
+        {**common, "threads": args.torch_threads},
+        {"OMP_WAIT_POLICY": None},
+        args.warmup,
+    )
+    return rows
+
+
+def compare(args, num_edge_types, reverse):
+    return time_in_turn(contenders(args, num_edge_types, reverse), args.repeats)
 
 
 def scaling(args):
@@ -462,22 +397,30 @@ def scaling(args):
     total = 1000
     while total <= args.max_nodes:
         num_graphs = max(1, total // args.nodes)
-        padded, flat = random_graphs(
-            num_graphs, args.nodes, args.edges, args.features, 1, 0
-        )
-        model = keras_model(
-            padded, args.units, 1, args.steps, False, args.jit_compile
-        )
-        torch.manual_seed(0)
-        module = GatedGraphConv(args.units, num_layers=args.steps, aggr="add")
-        contenders = {
-            "ours": keras_forward(model, padded),
-            "pyg": torch_forward(module, flat, typed=False),
+        common = {
+            **step_arguments(args, 1, False, train=False),
+            "graphs": num_graphs,
         }
         # The big sizes take seconds a pass: fewer repeats there.
-        repeats = args.repeats if total <= 10**4 else max(3, args.repeats // 5)
-        warmup = args.warmup if total <= 10**4 else 1
-        times = time_round_robin(contenders, repeats, warmup)
+        small = total <= 10**4
+        warmup = args.warmup if small else 1
+        times = time_in_turn(
+            {
+                "ours": Contender(
+                    "_ggnn_steps:keras_step",
+                    common,
+                    {"KERAS_BACKEND": "tensorflow"},
+                    warmup,
+                ),
+                "pyg": Contender(
+                    "_ggnn_steps:pyg_step",
+                    {**common, "threads": args.torch_threads},
+                    {"OMP_WAIT_POLICY": None},
+                    warmup,
+                ),
+            },
+            args.repeats if small else max(3, args.repeats // 5),
+        )
         nodes, edges = num_graphs * args.nodes, num_graphs * args.edges
         ours, pyg = (statistics.median(times[k][0]) for k in ("ours", "pyg"))
         ours_cpu, pyg_cpu = (
@@ -490,7 +433,6 @@ def scaling(args):
             f"{1e3 * pyg_cpu:.1f} | {ours_cpu / pyg_cpu:.2f}x |",
             flush=True,
         )
-        del model, module, contenders, padded, flat
         total *= 10
 
 

@@ -75,8 +75,10 @@ import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+from _allocator import keep_freed_memory  # noqa: E402
 from _quiet_tensorflow import quiet_tensorflow  # noqa: E402
 
+keep_freed_memory()
 quiet_tensorflow()
 
 import keras  # noqa: E402
