@@ -138,9 +138,16 @@ def pyg_step(
                 module(*arguments)
 
         return forward
-    target = torch.from_numpy(target_array(graphs, nodes, units))
-    target = target.reshape(-1, units)
+    target = target_array(graphs, nodes, units).reshape(-1, units)
+    return adam_step(module, arguments, target)
+
+
+def adam_step(module, arguments, target):
+    """One Adam step of a PyTorch module on the MSE to a NumPy target."""
+    import torch
+
     optimizer = torch.optim.Adam(module.parameters(), 1e-3)
+    target = torch.from_numpy(target)
 
     def step():
         optimizer.zero_grad()

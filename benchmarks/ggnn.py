@@ -92,6 +92,7 @@ try:
 except ImportError:  # Only the `--backend` runs, which time no PyG, work.
     torch_geometric = None
 
+from _ggnn_steps import adam_step  # noqa: E402
 from _ggnn_steps import graph_arrays  # noqa: E402
 from _ggnn_steps import keras_model  # noqa: E402
 from _worker import Contender  # noqa: E402
@@ -117,28 +118,11 @@ def keras_step(model, padded, target):
     return lambda: model.train_on_batch(inputs, target)
 
 
-def keras_forward(model, padded):
-    inputs = [
-        tf.constant(padded[key])
-        for key in ("node_inputs", "edges", "edge_types", "node_mask")
-    ]
-    return lambda: model.predict_on_batch(inputs)
-
-
 def torch_step(module, flat, target, typed):
-    optimizer = torch.optim.Adam(module.parameters(), 1e-3)
-    target = torch.from_numpy(target.reshape(-1, target.shape[-1]))
     arguments = (flat["x"], flat["edge_index"])
     if typed:
         arguments += (flat["edge_type"],)
-
-    def step():
-        optimizer.zero_grad()
-        loss = torch.nn.functional.mse_loss(module(*arguments), target)
-        loss.backward()
-        optimizer.step()
-
-    return step
+    return adam_step(module, arguments, target.reshape(-1, target.shape[-1]))
 
 
 def time_round_robin(steps, repeats, warmup):
