@@ -336,6 +336,14 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             )
         )
 
+    @staticmethod
+    def _projects_in_loop(kernel):
+        """Whether the level loops read the inputs and project their rows
+        themselves: when the inputs are narrower than their projections,
+        so that the rows read per step (and their gradients) are smaller.
+        """
+        return kernel.shape[0] < kernel.shape[1]
+
     def _leaf_states_of_projections(self, projected):
         """The states `(h, c)` of leaves from their projections, whose
         first blocks are `[i, o, u]`."""
@@ -370,10 +378,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         inner_slots = order["inner_slots"]
         # The loop updates the inner nodes, one level per step. With
         # TensorFlow, every tensor the loop reads rows of gets a dense
-        # gradient per step, so it reads only the inner nodes' rows, and
-        # their inputs rather than their projections when those are
-        # narrower (projecting them in the loop).
-        project_in_loop = kernel.shape[0] < kernel.shape[1]
+        # gradient per step, so it reads only the inner nodes' rows.
+        project_in_loop = self._projects_in_loop(kernel)
         if not project_in_loop:
             inner_x = self._project(inner_x, kernel, bias)
 
@@ -640,7 +646,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
                 flat_inputs, self.dropout, seed=self.seed_generator
             )
         kernel, bias = self._input_weights()
-        if kernel.shape[0] < kernel.shape[1]:
+        if self._projects_in_loop(kernel):
             leaf_h, leaf_c = self._leaf_states(flat_inputs, kernel, bias)
             x, input_weights = flat_inputs, (kernel, bias)
         else:

@@ -412,7 +412,6 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         node), once per call.
         """
         input_kernel = self.gru.kernel
-        message_kernel = self._stack_by_direction(self.message_kernel)
         input_bias = message_bias = None
         if self.use_bias:
             input_bias = self.gru.bias[0] if self.reset_after else self.gru.bias
@@ -420,6 +419,10 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
                 type_counts,
                 self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
             )
+        if sums == "per_direction":
+            message_kernel = None  # Applied before the sums.
+        else:
+            message_kernel = self._stack_by_direction(self.message_kernel)
         if sums == "fused":
             kernel = ops.matmul(message_kernel, input_kernel)
             if self.use_bias:
@@ -431,7 +434,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             return project_fused
 
         def project(values):
-            if sums == "per_type":
+            if message_kernel is not None:
                 values = ops.matmul(values, message_kernel)
             values = _add_bias(values, message_bias)
             return _add_bias(ops.matmul(values, input_kernel), input_bias)
