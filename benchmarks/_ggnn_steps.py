@@ -80,16 +80,23 @@ def keras_step(
     train=True,
 ):
     """A `train_on_batch` (or `predict_on_batch`) step of `GatedGraph`."""
-    from keras import ops
-
     padded, _ = graph_arrays(graphs, nodes, edges, features, types)
     model = keras_model(
         padded, units, types, steps, reverse, jit_compile, aggregation
     )
+    target = target_array(graphs, nodes, units) if train else None
+    return batch_step(model, padded, target)
+
+
+def batch_step(model, padded, target=None):
+    """`model.train_on_batch` on the padded graphs and a NumPy target, or
+    `predict_on_batch` without a target, as a function of no argument."""
+    from keras import ops
+
     inputs = [ops.convert_to_tensor(padded[key]) for key in GRAPH_KEYS]
-    if not train:
+    if target is None:
         return lambda: model.predict_on_batch(inputs)
-    target = ops.convert_to_tensor(target_array(graphs, nodes, units))
+    target = ops.convert_to_tensor(target)
     return lambda: model.train_on_batch(inputs, target)
 
 

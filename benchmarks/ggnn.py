@@ -93,8 +93,10 @@ except ImportError:  # Only the `--backend` runs, which time no PyG, work.
     torch_geometric = None
 
 from _ggnn_steps import adam_step  # noqa: E402
+from _ggnn_steps import batch_step  # noqa: E402
 from _ggnn_steps import graph_arrays  # noqa: E402
 from _ggnn_steps import keras_model  # noqa: E402
+from _ggnn_steps import keras_step  # noqa: E402
 from _worker import Contender  # noqa: E402
 from _worker import time_in_turn  # noqa: E402
 
@@ -107,15 +109,6 @@ def random_graphs(num_graphs, num_nodes, num_edges, features, types, seed):
         num_graphs, num_nodes, num_edges, features, types, seed
     )
     return padded, {key: torch.from_numpy(value) for key, value in flat.items()}
-
-
-def keras_step(model, padded, target):
-    inputs = [
-        ops.convert_to_tensor(padded[key])
-        for key in ("node_inputs", "edges", "edge_types", "node_mask")
-    ]
-    target = ops.convert_to_tensor(target)
-    return lambda: model.train_on_batch(inputs, target)
 
 
 def torch_step(module, flat, target, typed):
@@ -152,29 +145,16 @@ def compare_keras_only(args, num_edge_types, reverse):
     A row whose model fails to build or train on this backend is left out,
     with its error printed.
     """
-    padded, _ = random_graphs(
-        args.graphs, args.nodes, args.edges, args.features, num_edge_types, 0
-    )
-    target = (
-        np.random.default_rng(1)
-        .normal(size=(args.graphs, args.nodes, args.units))
-        .astype(np.float32)
-    )
     jit_compile = True if args.jit_compile else "auto"
     contenders = {}
     for aggregation in ("auto", "dense", "sparse"):
         name = f"GatedGraph (aggregation={aggregation!r})"
         try:
-            model = keras_model(
-                padded,
-                args.units,
-                num_edge_types,
-                args.steps,
-                reverse,
-                jit_compile,
-                aggregation,
+            step = keras_step(
+                **step_arguments(args, num_edge_types, reverse),
+                aggregation=aggregation,
+                jit_compile=jit_compile,
             )
-            step = keras_step(model, padded, target)
             step()
         except Exception as error:  # noqa: BLE001 (reported, row skipped)
             print(f"{name} failed on {keras.backend.backend()}: {error!r}")
@@ -547,7 +527,7 @@ def profile(args):
 
     theirs["whole layer (fwd + bwd)"] = whole_conv
     target = np.zeros((args.graphs, args.nodes, units), dtype=np.float32)
-    ours["train step"] = keras_step(model, padded, target)
+    ours["train step"] = batch_step(model, padded, target)
     theirs["train step"] = torch_step(conv, flat, target, typed=False)
 
     steps_to_time = {}
