@@ -1,11 +1,37 @@
-"""Checking padded graph tensors before they reach a model."""
+"""Checking padded graph tensors before they reach a model.
+
+`graph_flags`, `NODE_MASK_RULE` and `EDGE_RULES` are the one table of the
+graph rules: `find_graph_problem` runs it on NumPy arrays, the graph
+layers with `keras.ops` (see `keras_recurrent._rules`).
+"""
 
 import numpy as np
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._rules import NUMPY
+from keras_recurrent._rules import Rule
+from keras_recurrent._rules import check_dtypes
+from keras_recurrent._rules import check_ranks
+from keras_recurrent._rules import check_sizes
+from keras_recurrent._rules import first_problem
+from keras_recurrent._rules import show
 
 # Names and order of the four graph tensors, as the graph layers take them.
 GRAPH_TENSOR_NAMES = ("node_inputs", "edges", "edge_types", "node_mask")
+
+GRAPH_LAYOUTS = {
+    "node_inputs": "(batch, num_nodes, features)",
+    "edges": "(batch, num_edges, 2)",
+    "edge_types": "(batch, num_edges)",
+    "node_mask": "(batch, num_nodes)",
+}
+
+# The sizes that must agree: `(axis, label, names)`.
+GRAPH_SIZE_GROUPS = (
+    (0, "batch size", GRAPH_TENSOR_NAMES),
+    (1, "number of nodes", ("node_inputs", "node_mask")),
+    (1, "number of edges", ("edges", "edge_types")),
+)
 
 
 def validate_graph_tensors(
@@ -44,174 +70,168 @@ def validate_graph_tensors(
     >>> graphs = kr.graphs.encode_graphs([{"edges": [(0, 1)]}])
     >>> kr.graphs.validate_graph_tensors(**graphs, num_edge_types=1)
     """
-    node_inputs = np.asarray(node_inputs)
-    edges = np.asarray(edges)
-    edge_types = np.asarray(edge_types)
-    node_mask = np.asarray(node_mask)
-    check_graph_shapes(
-        node_inputs.shape,
-        edges.shape,
-        edge_types.shape,
-        node_mask.shape,
-    )
-    if not np.issubdtype(node_inputs.dtype, np.floating):
-        raise ValueError(
-            "`node_inputs` must be floating-point. "
-            f"Received: node_inputs.dtype={node_inputs.dtype}"
-        )
-    for name, array in (("edges", edges), ("edge_types", edge_types)):
-        if not np.issubdtype(array.dtype, np.integer):
-            raise ValueError(
-                f"`{name}` must hold integers. "
-                f"Received: {name}.dtype={array.dtype}"
-            )
-    if not (
-        node_mask.dtype == bool or np.issubdtype(node_mask.dtype, np.integer)
-    ):
-        raise ValueError(
-            "`node_mask` must be boolean or integer. "
-            f"Received: node_mask.dtype={node_mask.dtype}"
-        )
+    arrays = {
+        "node_inputs": np.asarray(node_inputs),
+        "edges": np.asarray(edges),
+        "edge_types": np.asarray(edge_types),
+        "node_mask": np.asarray(node_mask),
+    }
+    check_graph_shapes(*[array.shape for array in arrays.values()])
+    kinds = ["floating-point", "integer", "integer", "boolean or integer"]
+    check_dtypes(arrays, dict(zip(GRAPH_TENSOR_NAMES, kinds, strict=True)))
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
-    problem = find_node_mask_problem(node_mask)
-    if problem is None:
-        problem = find_edge_problem(
-            edges, edge_types, node_mask, num_edge_types
-        )
-    if problem is None:
-        problem = find_node_inputs_problem(node_inputs, node_mask)
+    problem = find_graph_problem(**arrays, num_edge_types=num_edge_types)
     if problem is not None:
         raise ValueError(problem)
 
 
-def find_edge_problem(edges, edge_types, node_mask, num_edge_types=None):
-    """Describes the first bad edge of a padded batch, or returns `None`.
+def find_graph_problem(
+    edges, edge_types, node_mask, num_edge_types=None, node_inputs=None
+):
+    """The message of the first problem of NumPy graph tensors, naming the
+    graph, the edge or node and the values; `None` when they are valid.
 
-    Args:
-        edges: NumPy array `(batch, E, 2)`: integers, or floats, of which
-            a real edge's must be whole numbers.
-        edge_types: NumPy array `(batch, E)`, integers or whole floats.
-        node_mask: Bool or integer NumPy array `(batch, N)`.
-        num_edge_types: Optional positive integer, the number of edge types.
-
-    Returns:
-        A message naming the graph, the edge and the offending values, or
-        `None` when every real edge is valid: whole numbers, node indices
-        in `[0, N)` of real nodes, and types in range.
+    `edges` and `edge_types` may be floats, which must be whole numbers;
+    `node_inputs` (optional) must be finite at real nodes.
     """
-    num_nodes = node_mask.shape[1]
-    sources, targets = edges[..., 0], edges[..., 1]
-    padding = (sources == -1) & (targets == -1)
-    real = ~padding
-    fractional = real & (_fractional(sources) | _fractional(targets))
-    if fractional.any():
-        graph, edge = np.argwhere(fractional)[0]
-        return (
-            "`edges` must hold whole node indices (an integer dtype, or "
-            "floats without a fractional part). "
-            f"Received: edges[{graph}, {edge}]={edges[graph, edge].tolist()}"
-        )
-    fractional = real & _fractional(edge_types)
-    if fractional.any():
-        graph, edge = np.argwhere(fractional)[0]
-        return (
-            "`edge_types` must hold whole numbers. Received: "
-            f"edge_types[{graph}, {edge}]={edge_types[graph, edge].item()}"
-        )
-    out_of_range = real & (
-        (sources < 0)
-        | (sources >= num_nodes)
-        | (targets < 0)
-        | (targets >= num_nodes)
+    mask_flags, edge_flags, _ = graph_flags(
+        NUMPY, edges, edge_types, node_mask, num_edge_types
     )
-    if out_of_range.any():
-        graph, edge = np.argwhere(out_of_range)[0]
-        return (
-            f"`edges` must hold node indices in [0, {num_nodes}) (the padded "
-            "number of nodes), or `-1` in both columns of a padding row. "
-            f"Received: edges[{graph}, {edge}]={edges[graph, edge].tolist()}"
-        )
-    real_node = node_mask.astype(bool)
-    graph_index = np.broadcast_to(
-        np.arange(edges.shape[0])[:, None], sources.shape
-    )
-    safe_sources = np.where(real, sources, 0).astype(np.int64)
-    safe_targets = np.where(real, targets, 0).astype(np.int64)
-    on_padding = real & ~(
-        real_node[graph_index, safe_sources]
-        & real_node[graph_index, safe_targets]
-    )
-    if on_padding.any():
-        graph, edge = np.argwhere(on_padding)[0]
-        return (
-            "`edges` must only join real nodes (nonzero `node_mask`). "
-            f"Received: edges[{graph}, {edge}]={edges[graph, edge].tolist()}"
-            f", where node_mask[{graph}]="
-            f"{node_mask[graph].astype(int).tolist()}"
-        )
-    bad_type = real & (edge_types < 0)
-    if num_edge_types is not None:
-        bad_type |= real & (edge_types >= num_edge_types)
-    if bad_type.any():
-        graph, edge = np.argwhere(bad_type)[0]
-        allowed = (
-            f"[0, {num_edge_types})" if num_edge_types is not None else ">= 0"
-        )
-        return (
-            f"`edge_types` of real edges must be in {allowed}. Received: "
-            f"edge_types[{graph}, {edge}]={int(edge_types[graph, edge])}"
-        )
-    return None
-
-
-def find_node_inputs_problem(node_inputs, node_mask):
-    """Describes the first NaN or infinite input of a real node, or `None`.
-
-    A model would propagate it along every edge of the graph, to a NaN
-    output that no error explains.
-    """
-    bad = ~np.isfinite(node_inputs) & (node_mask != 0)[..., None]
-    if not bad.any():
-        return None
-    graph, node, feature = np.argwhere(bad)[0]
-    value = node_inputs[graph, node, feature].item()
-    return (
-        "`node_inputs` of real nodes must be finite. "
-        f"Received: node_inputs[{graph}, {node}, {feature}]={value}"
+    rules = (NODE_MASK_RULE, *EDGE_RULES)
+    flags = [mask_flags, *edge_flags]
+    if node_inputs is not None:
+        rules += (FINITE_INPUTS_RULE,)
+        flags.append(~np.isfinite(node_inputs) & (node_mask != 0)[..., None])
+    arrays = {"edges": edges, "edge_types": edge_types, "node_mask": node_mask}
+    arrays["node_inputs"] = node_inputs
+    allowed = ">= 0" if num_edge_types is None else f"[0, {num_edge_types})"
+    return first_problem(
+        rules, flags, arrays, num_nodes=node_mask.shape[1], allowed=allowed
     )
 
 
 def find_node_mask_problem(node_mask):
-    """Describes the first `node_mask` entry other than 0 or 1, or `None`.
+    """The message of the first `node_mask` entry other than 0 or 1 (which
+    a cast to bool and one to int read differently), or `None`."""
+    flags = [non_binary(NUMPY, node_mask)]
+    return first_problem([NODE_MASK_RULE], flags, {"node_mask": node_mask})
 
-    A mask of `0.5` or `2` has no meaning the layers could agree on (a cast
-    to bool and a cast to int read it differently), so it is refused.
 
-    Args:
-        node_mask: Bool or numeric NumPy array `(batch, N)`.
-
-    Returns:
-        A message naming the graph, the node and the value, or `None`.
-    """
-    if node_mask.dtype == bool:
-        return None
-    bad = ~((node_mask == 0) | (node_mask == 1))
-    if not bad.any():
-        return None
-    graph, node = np.argwhere(bad)[0]
-    return (
-        "`node_mask` must be 1 (or True) for real nodes and 0 for padding. "
-        f"Received: node_mask[{graph}, {node}]={node_mask[graph, node].item()}"
+def non_binary(xp, node_mask):
+    """`(batch, N)` bool: the `node_mask` entries other than 0 and 1."""
+    if _is(node_mask, "bool"):
+        return xp.zeros_like(node_mask, dtype="bool")
+    return xp.logical_and(
+        xp.not_equal(node_mask, 0), xp.not_equal(node_mask, 1)
     )
 
 
-def _fractional(values):
-    """Entries of a float array that are not whole numbers (NaN included)."""
-    if not np.issubdtype(values.dtype, np.floating):
-        return np.zeros(values.shape, dtype=bool)
-    with np.errstate(invalid="ignore"):
-        return ~(values == np.floor(values))
+def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
+    """The bad nodes `(batch, N)` of `NODE_MASK_RULE`, the bad edges
+    `(batch, E)` of each of `EDGE_RULES`, and the real (not padding) edges.
+
+    Comparisons run on the input dtype, before any cast, so that a float
+    `2.6` or an int64 `2**32 + 1` cannot turn into a valid-looking index.
+    """
+    num_nodes = xp.shape(node_mask)[1]
+    sources, targets = edges[..., 0], edges[..., 1]
+    real = xp.logical_not(
+        xp.logical_and(xp.equal(sources, -1), xp.equal(targets, -1))
+    )
+    fractional = xp.logical_or(
+        _fractional(xp, sources), _fractional(xp, targets)
+    )
+    in_range = xp.logical_and(
+        _in_range(xp, sources, num_nodes), _in_range(xp, targets, num_nodes)
+    )
+    fits = xp.logical_and(
+        xp.logical_and(real, in_range), xp.logical_not(fractional)
+    )
+    # A zero column after the last node: the reads of edges that do not
+    # fit land there, so the gather never leaves the tensor.
+    is_real_node = xp.cast(xp.cast(node_mask, "bool"), "int32")
+    is_real_node = xp.pad(is_real_node, [[0, 0], [0, 1]])
+    joins_real = fits
+    for ends in (sources, targets):
+        index = xp.cast(xp.where(fits, ends, num_nodes), "int32")
+        ends_real = xp.take_along_axis(is_real_node, index, axis=1) > 0
+        joins_real = xp.logical_and(joins_real, ends_real)
+    edge_flags = [
+        fractional,
+        _fractional(xp, edge_types),
+        xp.logical_not(in_range),
+        xp.logical_and(fits, xp.logical_not(joins_real)),
+        xp.logical_not(_in_range(xp, edge_types, num_edge_types)),
+    ]
+    edge_flags = [xp.logical_and(real, flag) for flag in edge_flags]
+    return non_binary(xp, node_mask), edge_flags, real
+
+
+def _is(values, kind):
+    # `str` of a NumPy, TensorFlow, JAX or PyTorch dtype names its kind.
+    return kind in str(values.dtype)
+
+
+def _fractional(xp, values):
+    """Entries that are not whole numbers (NaN included)."""
+    if not _is(values, "float"):
+        return xp.zeros_like(values, dtype="bool")
+    return xp.logical_not(xp.equal(values, xp.floor(values)))
+
+
+def _in_range(xp, values, stop):
+    """Whether `values` lie in `[0, stop)` (`stop=None`: `>= 0`)."""
+    inside = xp.greater_equal(values, xp.cast(0, values.dtype))
+    if stop is None:
+        return inside
+    return xp.logical_and(inside, xp.less(values, xp.cast(stop, values.dtype)))
+
+
+def _edge(arrays, graph, edge):
+    return show(arrays, "edges", graph, edge)
+
+
+NODE_MASK_RULE = Rule(
+    "`node_mask` must be 1 (or True) for real nodes and 0 for padding.",
+    lambda a, graph, node: show(a, "node_mask", graph, node),
+)
+
+# In the order of `graph_flags`, which is the order they are reported in.
+EDGE_RULES = (
+    Rule(
+        "`edges` must hold whole node indices (an integer dtype, or floats "
+        "without a fractional part).",
+        _edge,
+    ),
+    Rule(
+        "`edge_types` must hold whole numbers.",
+        lambda a, graph, edge: show(a, "edge_types", graph, edge),
+    ),
+    Rule(
+        "`edges` must hold node indices in [0, {num_nodes}) (the padded "
+        "number of nodes), or `-1` in both columns of a padding row.",
+        _edge,
+    ),
+    Rule(
+        "`edges` must only join real nodes (nonzero `node_mask`).",
+        lambda a, graph, edge: (
+            f"{_edge(a, graph, edge)}, where node_mask[{graph}]="
+            f"{a['node_mask'][graph].astype(int).tolist()}"
+        ),
+    ),
+    Rule(
+        "`edge_types` of real edges must be in {allowed}.",
+        lambda a, graph, edge: (
+            f"edge_types[{graph}, {edge}]={int(a['edge_types'][graph, edge])}"
+        ),
+    ),
+)
+
+FINITE_INPUTS_RULE = Rule(
+    "`node_inputs` of real nodes must be finite.",
+    lambda a, *index: show(a, "node_inputs", *index),
+)
 
 
 def check_graph_shapes(
@@ -232,46 +252,17 @@ def check_graph_shapes(
             strict=True,
         )
     )
-    ranks = {"node_inputs": 3, "edges": 3, "edge_types": 2, "node_mask": 2}
-    layouts = {
-        "node_inputs": "(batch, num_nodes, features)",
-        "edges": "(batch, num_edges, 2)",
-        "edge_types": "(batch, num_edges)",
-        "node_mask": "(batch, num_nodes)",
-    }
-    for name, shape in shapes.items():
-        if shape is None or len(shape) != ranks[name]:
-            raise ValueError(
-                f"`{name}` must have rank {ranks[name]}, "
-                f"{layouts[name]}. Received: {name}.shape={_shape(shape)}"
-            )
+    check_ranks(shapes, GRAPH_LAYOUTS)
     if edges_shape[-1] is not None and edges_shape[-1] != 2:
         raise ValueError(
             "`edges` must be `(batch, num_edges, 2)`: (source, target) rows. "
-            f"Received: edges.shape={_shape(edges_shape)}"
+            f"Received: edges.shape={tuple(edges_shape)}"
         )
-    for axis, label, names in (
-        (0, "batch size", GRAPH_TENSOR_NAMES),
-        (1, "number of nodes", ("node_inputs", "node_mask")),
-        (1, "number of edges", ("edges", "edge_types")),
-    ):
-        sizes = {name: shapes[name][axis] for name in names}
-        known = {size for size in sizes.values() if size is not None}
-        if len(known) > 1:
-            raise ValueError(
-                f"The graph tensors disagree on the {label}. Received shapes: "
-                + ", ".join(
-                    f"{name}.shape={_shape(shapes[name])}" for name in names
-                )
-            )
+    check_sizes("graph", shapes, GRAPH_SIZE_GROUPS)
     if node_inputs_shape[1] == 0 or node_mask_shape[1] == 0:
         raise ValueError(
             "The graph tensors must have at least one node slot (pad a batch "
             "of empty graphs to one padding node). Received shapes: "
-            f"node_inputs.shape={_shape(node_inputs_shape)}, "
-            f"node_mask.shape={_shape(node_mask_shape)}"
+            f"node_inputs.shape={tuple(node_inputs_shape)}, "
+            f"node_mask.shape={tuple(node_mask_shape)}"
         )
-
-
-def _shape(shape):
-    return None if shape is None else tuple(shape)

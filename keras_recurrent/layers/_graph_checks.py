@@ -19,34 +19,28 @@ import keras
 import numpy as np
 from keras import ops
 
+from keras_recurrent._rules import any_bad_example
+from keras_recurrent._rules import any_of
+from keras_recurrent._rules import ranks
+from keras_recurrent._rules import unpack_inputs
+from keras_recurrent.graphs.validation import EDGE_RULES
+from keras_recurrent.graphs.validation import GRAPH_LAYOUTS
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
+from keras_recurrent.graphs.validation import NODE_MASK_RULE
 from keras_recurrent.graphs.validation import check_graph_shapes
-from keras_recurrent.graphs.validation import find_edge_problem
-from keras_recurrent.graphs.validation import find_node_mask_problem
+from keras_recurrent.graphs.validation import find_graph_problem
+from keras_recurrent.graphs.validation import graph_flags
+from keras_recurrent.graphs.validation import non_binary
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._concrete import narrowed_by_conversion
 from keras_recurrent.layers._concrete import on_meta_device
-from keras_recurrent.layers._tf_checks import after_shape_assertions
-from keras_recurrent.layers._tf_checks import after_value_assertions
+from keras_recurrent.layers._tf_checks import after_assertions
+from keras_recurrent.layers._tf_checks import rule_assertions
 
 
 def unpack_graph_inputs(layer, inputs):
     """`[node_inputs, edges, edge_types, node_mask]` from a list or a dict."""
-    if isinstance(inputs, dict):
-        missing = [name for name in GRAPH_TENSOR_NAMES if name not in inputs]
-        if missing:
-            raise ValueError(
-                f"{type(layer).__name__} takes a dict with the keys "
-                f"{list(GRAPH_TENSOR_NAMES)}. Received keys: {sorted(inputs)}"
-            )
-        return [inputs[name] for name in GRAPH_TENSOR_NAMES]
-    if not isinstance(inputs, (list, tuple)) or len(inputs) != 4:
-        raise ValueError(
-            f"{type(layer).__name__} takes the list `[node_inputs, edges, "
-            "edge_types, node_mask]` (or a dict with these keys). "
-            f"Received: inputs={describe_inputs(inputs)}"
-        )
-    return list(inputs)
+    return unpack_inputs(layer, inputs, GRAPH_TENSOR_NAMES, describe_inputs)
 
 
 def describe_inputs(inputs):
@@ -68,7 +62,9 @@ def describe_inputs(inputs):
 def check_graph_input_shapes(layer, shapes):
     """Static checks of the four input shapes (list, in the list order)."""
     try:
-        check_graph_shapes(*[_shape(shape) for shape in shapes])
+        check_graph_shapes(
+            *[None if shape is None else tuple(shape) for shape in shapes]
+        )
     except ValueError as error:
         raise ValueError(f"{type(layer).__name__}: {error}") from None
 
@@ -99,24 +95,44 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     if arrays is not None:
         _raise_on_bad_values(layer, *arrays, num_edge_types)
     elif traced_tf:
-        tensors = after_shape_assertions(layer, tensors, features)
-    node_inputs, edges, edge_types, node_mask = tensors
-    flags = _edge_flags(edges, edge_types, node_mask, num_edge_types)
-    valid = ops.logical_not(
-        ops.logical_or(
-            ops.any(flags["bad_edge"], axis=1),
-            ops.any(flags["bad_mask"], axis=1),
+        tensors = after_assertions(
+            tensors, _shape_assertions(layer, tensors, features)
         )
+    node_inputs, edges, edge_types, node_mask = tensors
+    bad_nodes, bad_edges, real = graph_flags(
+        ops, edges, edge_types, node_mask, num_edge_types
     )
+    bad_edge = any_of(ops, bad_edges)
     # Under XLA a served `(B, E, 3)` cannot be stopped by an assertion:
     # every graph of such a batch is invalid.
-    valid = ops.logical_and(valid, ops.equal(ops.shape(edges)[2], 2))
+    valid = ops.logical_and(
+        ops.logical_not(any_bad_example(ops, [bad_nodes, bad_edge])),
+        ops.equal(ops.shape(edges)[2], 2),
+    )
     if traced_tf:
-        valid = after_value_assertions(layer, flags, num_edge_types, valid)
+        prefix = f"{type(layer).__name__} {layer.name!r}: "
+        names = {"num_nodes": "num_nodes", "allowed": f"[0, {num_edge_types})"}
+
+        def checks(rules, flags):
+            return [
+                (bad, prefix + rule.statement.format(**names))
+                for rule, bad in zip(rules, flags, strict=True)
+            ]
+
+        [valid] = after_assertions(
+            [valid],
+            rule_assertions(
+                checks([NODE_MASK_RULE], [bad_nodes]), "graph", "node"
+            )
+            + rule_assertions(checks(EDGE_RULES, bad_edges), "graph", "edge"),
+        )
+    good = ops.logical_and(real, ops.logical_not(bad_edge))
     return (
         node_inputs,
-        flags["edges"],
-        flags["edge_types"],
+        ops.cast(
+            ops.where(ops.expand_dims(good, -1), edges[..., :2], -1), "int32"
+        ),
+        ops.cast(ops.where(good, edge_types, 0), "int32"),
         ops.cast(node_mask, "bool"),
         valid,
     )
@@ -177,74 +193,74 @@ def check_static_graph_inputs(layer, tensors, features=None):
 
 
 def _raise_on_bad_values(layer, edges, edge_types, node_mask, num_types):
-    problem = find_node_mask_problem(node_mask)
-    if problem is None:
-        problem = find_edge_problem(edges, edge_types, node_mask, num_types)
+    problem = find_graph_problem(edges, edge_types, node_mask, num_types)
     if problem is not None:
         raise ValueError(f"{type(layer).__name__} {layer.name!r}: {problem}")
-
-
-def _edge_flags(edges, edge_types, node_mask, num_edge_types):
-    """Per-edge problems and the neutralized edges, with `keras.ops` only.
-
-    Comparisons run on the input dtype, before any cast, so that a float
-    `2.6` or an int64 `2**32 + 1` cannot turn into a valid-looking index.
-    """
-    num_nodes = ops.shape(node_mask)[1]
-    sources, targets = edges[..., 0], edges[..., 1]
-    real = ops.logical_not(
-        ops.logical_and(ops.equal(sources, -1), ops.equal(targets, -1))
-    )
-    in_range = ops.logical_and(
-        _whole_in_range(sources, num_nodes), _whole_in_range(targets, num_nodes)
-    )
-    fits = ops.logical_and(real, in_range)
-    # A zero column after the last node: out-of-range reads land there, so
-    # the gather never leaves the tensor (also with N = 0).
-    mask_values = ops.cast(node_mask, "float32")
-    is_real_node = ops.cast(ops.not_equal(mask_values, 0), "int32")
-    is_real_node = ops.pad(is_real_node, [[0, 0], [0, 1]])
-    source_index = ops.cast(ops.where(fits, sources, num_nodes), "int32")
-    target_index = ops.cast(ops.where(fits, targets, num_nodes), "int32")
-    joins_real = ops.logical_and(
-        ops.take_along_axis(is_real_node, source_index, axis=1) > 0,
-        ops.take_along_axis(is_real_node, target_index, axis=1) > 0,
-    )
-    type_ok = _whole_in_range(edge_types, num_edge_types)
-    good = ops.logical_and(ops.logical_and(fits, joins_real), type_ok)
-    return {
-        "out_of_range": ops.logical_and(real, ops.logical_not(in_range)),
-        "on_padding": ops.logical_and(fits, ops.logical_not(joins_real)),
-        "bad_type": ops.logical_and(real, ops.logical_not(type_ok)),
-        "bad_edge": ops.logical_and(real, ops.logical_not(good)),
-        "bad_mask": non_binary_mask(node_mask),
-        "edges": ops.stack([source_index, target_index], axis=-1)
-        * ops.expand_dims(ops.cast(good, "int32"), -1)
-        - ops.expand_dims(ops.cast(ops.logical_not(good), "int32"), -1),
-        "edge_types": ops.cast(ops.where(good, edge_types, 0), "int32"),
-    }
 
 
 def non_binary_mask(node_mask):
     """`(batch, N)` bool: the `node_mask` entries other than 0 and 1 (`2`,
     `-1`, `0.5`, NaN), which no layer reads as a real or a padding node."""
-    values = ops.cast(node_mask, "float32")
-    return ops.logical_and(ops.not_equal(values, 0), ops.not_equal(values, 1))
+    return non_binary(ops, node_mask)
 
 
-def _whole_in_range(values, stop):
-    """Whether `values` are whole numbers in `[0, stop)`."""
-    dtype = keras.backend.standardize_dtype(values.dtype)
-    limit = ops.cast(stop, dtype)
-    inside = ops.logical_and(
-        ops.greater_equal(values, ops.zeros((), dtype)),
-        ops.less(values, limit),
-    )
-    if "float" in dtype:
-        # NaN fails `values == floor(values)`, and so fails here too.
-        inside = ops.logical_and(inside, ops.equal(values, ops.floor(values)))
-    return inside
+def _shape_assertions(layer, tensors, features):
+    """Run-time shape checks for `after_assertions` (TensorFlow only).
 
+    A served signature may have unknown sizes (or let a caller pass shapes
+    its spec does not allow); these checks run first, so that no later op
+    fails on the shape with a message that does not name it.
+    """
+    import tensorflow as tf
 
-def _shape(shape):
-    return None if shape is None else tuple(shape)
+    prefix = f"{type(layer).__name__} {layer.name!r}: "
+    rank = ranks(GRAPH_LAYOUTS)
+    named = dict(zip(GRAPH_TENSOR_NAMES, tensors, strict=True))
+    # The first `rank` sizes of each tensor, -1 for axes it lacks.
+    dims = {
+        name: tf.concat([tf.shape(tensor), -tf.ones([rank[name]], "int32")], 0)
+        for name, tensor in named.items()
+    }
+    conditions = [
+        (
+            tf.reduce_all(
+                [tf.equal(tf.rank(t), rank[n]) for n, t in named.items()]
+            ),
+            "the graph tensors must have the ranks "
+            + ", ".join(str(r) for r in rank.values())
+            + ".",
+        ),
+        (tf.equal(dims["edges"][2], 2), "`edges` must be (batch, E, 2)."),
+        (
+            tf.reduce_all(
+                [tf.equal(dims[name][0], dims["edges"][0]) for name in dims]
+            ),
+            "the graph tensors disagree on the batch size.",
+        ),
+        (
+            tf.equal(dims["node_inputs"][1], dims["node_mask"][1]),
+            "`node_inputs` and `node_mask` disagree on the number of nodes.",
+        ),
+        (
+            tf.equal(dims["edges"][1], dims["edge_types"][1]),
+            "`edges` and `edge_types` disagree on the number of edges.",
+        ),
+        (
+            tf.greater(dims["node_mask"][1], 0),
+            "the graph tensors must have at least one node slot.",
+        ),
+    ]
+    if features is not None:
+        conditions.append(
+            (
+                tf.equal(dims["node_inputs"][2], features),
+                f"`node_inputs` must have {features} features.",
+            )
+        )
+    shapes = []
+    for name, tensor in named.items():
+        shapes += [f"{name}.shape=", tf.shape(tensor)]
+    return [
+        (condition, [prefix + message, "Received:", *shapes])
+        for condition, message in conditions
+    ]

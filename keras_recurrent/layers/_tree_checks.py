@@ -1,46 +1,28 @@
-"""Checks of the tree tensors inside the tree layers, eager and traced."""
+"""The tree layers' checks: `TREE_RULES` eagerly, traced and as flags."""
 
 import keras
 import numpy as np
 from keras import ops
 
 from keras_recurrent._checks import check_float_dtype
+from keras_recurrent._rules import any_bad_example
+from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._concrete import narrowed_by_conversion
-from keras_recurrent.layers._tf_checks import assert_no_bad_node
-
-# Re-exported: the tree layers import it from here.
-from keras_recurrent.layers._tf_checks import in_xla_context  # noqa: F401
+from keras_recurrent.layers._tf_checks import after_assertions
+from keras_recurrent.layers._tf_checks import rule_assertions
 from keras_recurrent.layers._tree_levels import flat_child_rows
 from keras_recurrent.layers._tree_levels import reduce_parents
+from keras_recurrent.trees.validation import TREE_RULES
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
+from keras_recurrent.trees.validation import tree_flags
 
 
 def unpack_tree_inputs(layer, inputs):
     """`[node_inputs, children, node_mask]` from a list or a dict."""
-    if isinstance(inputs, dict):
-        missing = [name for name in TREE_TENSOR_NAMES if name not in inputs]
-        if missing:
-            raise ValueError(
-                f"{type(layer).__name__} takes a dict with the keys "
-                f"{list(TREE_TENSOR_NAMES)}. Received keys: {sorted(inputs)}"
-            )
-        return [inputs[name] for name in TREE_TENSOR_NAMES]
-    # A single shape (`build` of a layer called on one tensor) is a tuple
-    # of sizes, not of three shapes.
-    if (
-        not isinstance(inputs, (list, tuple))
-        or len(inputs) != 3
-        or any(item is None or isinstance(item, int) for item in inputs)
-    ):
-        raise ValueError(
-            f"{type(layer).__name__} takes the list `[node_inputs, children, "
-            "node_mask]` (or a dict with these keys). "
-            f"Received: inputs={inputs!r}"
-        )
-    return list(inputs)
+    return unpack_inputs(layer, inputs, TREE_TENSOR_NAMES)
 
 
 def check_tree_input_shapes(layer, shapes, arity=None):
@@ -139,92 +121,39 @@ def check_children(
 
     `first_parent` and `last_parent` are `reduce_parents` of the real
     nodes' children, numbered as the real nodes, with `ops.segment_min` and
-    `ops.segment_max` (the layer needs the parents anyway; the check that
-    no node has two parents compares them); `node_of_row` `(batch * N,)`
-    maps each row of the flat batch to its real node (the number of real
-    nodes for padding).
+    `ops.segment_max` (the layer needs the parents anyway; the rule that no
+    node has two parents compares them); `node_of_row` `(batch * N,)` maps
+    each row of the flat batch to its real node (the number of real nodes
+    for padding).
 
     On concrete tensors (eager execution) this is a `ValueError` naming the
-    first bad node. While tracing, the checks become part of the graph and
-    fail at run time: with TensorFlow, through `tf.debugging.Assert` (an
-    `InvalidArgumentError`), and the returned tensor depends on them, so
-    the level loop, which reads it, runs after them. Other backends have no
-    graph assertion that `keras.ops` offers, so traced checks are skipped
-    there. `checked_eagerly`: the concrete values were already checked
-    (by `children_as_int32`, on the input dtype).
+    first bad node. While tracing with TensorFlow, `TREE_RULES` become
+    run-time assertions (an `InvalidArgumentError`), and the returned
+    tensor depends on them, so the level loop, which reads it, runs after
+    them. Other backends have no graph assertion that `keras.ops` offers,
+    so traced checks are skipped there. `checked_eagerly`: the concrete
+    values were already checked (by `children_as_int32`, on the input
+    dtype).
     """
     if checked_eagerly or check_children_eagerly(layer, children, node_mask):
         return last_parent
     if keras.backend.backend() != "tensorflow":
         return last_parent
-    real = ops.cast(node_mask, "bool")
-    num_nodes = ops.shape(children)[1]
-    # All problems in a few ops: a real node's children must lie in
-    # [-1, its own index), a padding node's must be -1, and the real nodes
-    # must come first (then a child before a real parent is real, too).
-    # Only when one of them fails are the checks below run, to say which.
-    node_index = ops.reshape(ops.arange(num_nodes, dtype="int32"), (1, -1))
-    upper = ops.expand_dims(ops.where(real, node_index - 1, -1), -1)
-    any_bad = ops.logical_or(
-        ops.any(
-            ops.logical_or(ops.less(children, -1), ops.greater(children, upper))
-        ),
-        ops.any(ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])),
+    # Padding rows (`node_of_row` past the real nodes) get one parent, 0.
+    first, last = (
+        ops.take(ops.concatenate([p, ops.zeros((1,), "int32")]), node_of_row)
+        for p in (first_parent, last_parent)
     )
-    # The level loop needs trees: a node with two parents would be put one
-    # level below only one of them. Without a parent, `first_parent` is the
-    # largest integer and `last_parent` the smallest; with one, they are
-    # equal. Two slots of one parent naming the same child are refused by
-    # `repeated_children` (the child's state would be added in twice).
-    shared = ops.less(first_parent, last_parent)
-    repeated = repeated_children(children)
-    # Every real node but the root (the last real node) is a child: an
-    # orphan would be left out of the root's state.
-    has_parent = ops.reshape(
-        ops.take(
-            ops.concatenate(
-                [ops.greater_equal(last_parent, 0), ops.ones((1,), "bool")]
-            ),
-            node_of_row,
-        ),
-        ops.shape(real),
+    flags = tree_flags(ops, children, ops.cast(node_mask, "bool"), first, last)
+    prefix = f"{type(layer).__name__} {layer.name!r}: "
+    checks = [
+        (bad, prefix + rule.statement.format(num_nodes="num_nodes"))
+        for rule, bad in zip(TREE_RULES, flags, strict=True)
+    ]
+    [last_parent] = after_assertions(
+        [last_parent], rule_assertions(checks, "tree", "node")
     )
-    later = ops.concatenate([real[:, 1:], ops.zeros_like(real[:, :1])], axis=1)
-    orphan = ops.logical_and(
-        ops.logical_and(real, later), ops.logical_not(has_parent)
-    )
-    any_bad = ops.logical_or(
-        any_bad, ops.logical_or(ops.any(shared), ops.any(orphan))
-    )
-    any_bad = ops.logical_or(any_bad, ops.any(repeated))
-    return assert_no_bad_node(
-        last_parent,
-        any_bad,
-        lambda: _named_checks(
-            layer,
-            children,
-            real,
-            # Per row of the flat batch (false for padding).
-            ops.take(
-                ops.concatenate([shared, ops.zeros((1,), "bool")]),
-                node_of_row,
-            ),
-            orphan,
-            repeated,
-        ),
-    )
-
-
-def repeated_children(children):
-    """`(batch, N)` bool: the nodes that name one child in two slots."""
-    ordered = ops.sort(children, axis=-1)
-    return ops.any(
-        ops.logical_and(
-            ops.equal(ordered[..., 1:], ordered[..., :-1]),
-            ops.greater_equal(ordered[..., 1:], 0),
-        ),
-        axis=-1,
-    )
+    return last_parent
 
 
 def check_children_eagerly(layer, children, node_mask):
@@ -239,116 +168,13 @@ def check_children_eagerly(layer, children, node_mask):
     return True
 
 
-def _named_checks(layer, children, real, shared, orphan, repeated):
-    """Each check of `check_children` alone: `(bad, message)` pairs;
-    `shared` `(batch * N,)` marks the children of more than one node,
-    `orphan` `(batch, N)` the real nodes that are neither the root nor a
-    child, `repeated` `(batch, N)` the nodes that list a child twice."""
-    num_nodes = ops.shape(children)[1]
-    is_child = ops.not_equal(children, -1)
-    padding_first = ops.logical_and(ops.logical_not(real[:, :-1]), real[:, 1:])
-    out_of_range = ops.logical_and(
-        is_child,
-        ops.logical_or(
-            ops.less(children, 0), ops.greater_equal(children, num_nodes)
-        ),
-    )
-    in_range = ops.logical_and(is_child, ops.logical_not(out_of_range))
-    on_padding = ops.logical_and(
-        is_child, ops.logical_not(ops.expand_dims(real, -1))
-    )
-    batch_size, _, width = ops.shape(children)
-    child_real = ops.take_along_axis(
-        ops.cast(real, "int32"),
-        ops.reshape(ops.where(in_range, children, 0), (batch_size, -1)),
-        axis=1,
-    )
-    to_padding = ops.logical_and(
-        in_range,
-        ops.equal(ops.reshape(child_real, (batch_size, num_nodes, width)), 0),
-    )
-    node_index = ops.reshape(ops.arange(num_nodes, dtype="int32"), (1, -1, 1))
-    not_before = ops.logical_and(
-        in_range, ops.greater_equal(children, node_index)
-    )
-    shared = ops.reshape(shared, (batch_size, num_nodes, 1))
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
-    checks = [
-        (
-            ops.expand_dims(padding_first, -1),
-            "`node_mask` must put the real nodes first.",
-        ),
-        (
-            out_of_range,
-            "`children` must hold node indices in [0, num_nodes), or -1 for "
-            "an empty slot.",
-        ),
-        (
-            on_padding,
-            "`children` of a padding node (zero `node_mask`) must be -1.",
-        ),
-        (
-            to_padding,
-            "`children` must only point to real nodes (nonzero `node_mask`).",
-        ),
-        (
-            not_before,
-            "`children` must be in topological order: every child's index "
-            "smaller than its parent's (no cycles).",
-        ),
-        (
-            ops.expand_dims(repeated, -1),
-            "`children` must form trees: a node lists each child once.",
-        ),
-        (
-            shared,
-            "`children` must form trees: every node is the child of at "
-            "most one node.",
-        ),
-        (
-            ops.expand_dims(orphan, -1),
-            "`children` must connect every real node to the root (the "
-            "last real node): a real node is neither the root nor a child.",
-        ),
-    ]
-    return [(bad, prefix + message) for bad, message in checks]
-
-
 def bad_trees(children, real):
-    """`(batch,)` bool: the trees with any problem `check_children` names.
-
-    For the static-shape path, where no assertion can run: a tree with a
-    child index out of range, not smaller than its parent's, on or to a
-    padding node, padding before a real node, a child of two nodes or
-    listed twice by one, or a real node that is neither the root (the last
-    real node) nor a child.
-    `real` is the bool `(batch, N)` mask.
-    """
-    batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
-    total = batch_size * num_nodes
-    node_index = ops.reshape(ops.arange(num_nodes, dtype="int32"), (1, -1))
-    later = ops.concatenate([real[:, 1:], ops.zeros_like(real[:, :1])], axis=1)
-    padding_first = ops.logical_and(ops.logical_not(real), later)
-    # A real node's children lie in [-1, its own index); a padding node's
-    # are -1. With the real nodes first, a child is then real, too.
-    upper = ops.expand_dims(ops.where(real, node_index - 1, -1), -1)
-    out_of_range = ops.any(
-        ops.logical_or(ops.less(children, -1), ops.greater(children, upper)),
-        axis=-1,
+    """`(batch,)` bool: the trees that break any of `TREE_RULES`, for the
+    static-shape path, where no assertion can run; `real` is the bool
+    `(batch, N)` mask."""
+    child_rows = flat_child_rows(
+        children, ops.shape(real)[0] * ops.shape(real)[1]
     )
-    child_rows = flat_child_rows(children, total)
     first = reduce_parents(child_rows, ops.segment_min)
     last = reduce_parents(child_rows, ops.segment_max)
-    shared = ops.reshape(ops.less(first, last), (batch_size, num_nodes))
-    has_parent = ops.reshape(
-        ops.greater_equal(last, 0), (batch_size, num_nodes)
-    )
-    orphan = ops.logical_and(
-        ops.logical_and(real, later), ops.logical_not(has_parent)
-    )
-    bad = ops.logical_or(
-        ops.logical_or(padding_first, out_of_range),
-        ops.logical_or(shared, orphan),
-    )
-    bad = ops.logical_or(bad, repeated_children(children))
-    return ops.any(bad, axis=1)
+    return any_bad_example(ops, tree_flags(ops, children, real, first, last))

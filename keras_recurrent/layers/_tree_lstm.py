@@ -14,6 +14,7 @@ from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
+from keras_recurrent.layers._tf_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
@@ -21,7 +22,6 @@ from keras_recurrent.layers._tree_checks import check_host_children
 from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import children_as_int32
-from keras_recurrent.layers._tree_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._tree_levels import flat_child_rows
 from keras_recurrent.layers._tree_levels import level_order

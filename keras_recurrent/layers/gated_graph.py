@@ -336,13 +336,22 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         )
 
     def __call__(self, inputs, *args, **kwargs):
-        check_host_graph(self, inputs, self.num_edge_types)
+        if not kwargs.get("_checked"):
+            check_host_graph(self, inputs, self.num_edge_types)
         return super().__call__(inputs, *args, **kwargs)
 
-    def call(self, inputs, training=False):
-        node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(
-            self, inputs, self.num_edge_types, self._node_features
-        )
+    def call(self, inputs, training=False, _checked=False):
+        # `_checked`: an enclosing layer (`GGSNN`) passes the output of its
+        # own `prepare_graph_inputs`, so that the graph is checked once.
+        if _checked:
+            node_inputs, edges, edge_types, node_mask = inputs
+            valid = None
+        else:
+            node_inputs, edges, edge_types, node_mask, valid = (
+                prepare_graph_inputs(
+                    self, inputs, self.num_edge_types, self._node_features
+                )
+            )
         node_states, is_real = _initial_states(
             node_inputs,
             node_mask,
@@ -355,6 +364,8 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         else:
             states = self._propagate_sparse(node_states, edges, edge_types)
         states = ops.where(is_real, states, ops.zeros_like(states))
+        if valid is None:
+            return states
         return poison_invalid_graphs(states, valid)
 
     def _uses_dense_aggregation(self, nodes_shape, edges_shape):

@@ -366,7 +366,9 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
         for step in range(self.output_steps):
             read_annotations.append(annotations)
             graph = [annotations, edges, edge_types, node_mask]
-            states = self.output_propagation(graph, training=training)
+            states = self.output_propagation(
+                graph, training=training, _checked=True
+            )
             node_inputs_and_mask = [states, annotations, node_mask]
             if self.output_mode == "node_selection":
                 outputs.append(self.node_selection(node_inputs_and_mask))
@@ -378,7 +380,9 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
             if step == self.output_steps - 1:
                 break
             if self.annotation_propagation is not None:
-                states = self.annotation_propagation(graph, training=training)
+                states = self.annotation_propagation(
+                    graph, training=training, _checked=True
+                )
             features = ops.concatenate([states, annotations], axis=-1)
             if self.annotation_hidden is not None:
                 features = self.annotation_hidden(features)

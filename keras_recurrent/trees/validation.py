@@ -1,9 +1,28 @@
-"""Checking padded tree tensors before they reach a model."""
+"""Checking padded tree tensors before they reach a model.
+
+`tree_flags` and `TREE_RULES` are the one table of the tree rules:
+`find_tree_problem` runs it on NumPy arrays, the tree layers with
+`keras.ops` (see `keras_recurrent._rules`).
+"""
 
 import numpy as np
 
+from keras_recurrent._rules import NUMPY
+from keras_recurrent._rules import Rule
+from keras_recurrent._rules import check_dtypes
+from keras_recurrent._rules import check_ranks
+from keras_recurrent._rules import check_sizes
+from keras_recurrent._rules import first_problem
+from keras_recurrent._rules import show
+
 # Names and order of the three tree tensors, as the tree layers take them.
 TREE_TENSOR_NAMES = ("node_inputs", "children", "node_mask")
+
+TREE_LAYOUTS = {
+    "node_inputs": "(batch, num_nodes, features)",
+    "children": "(batch, num_nodes, num_children)",
+    "node_mask": "(batch, num_nodes)",
+}
 
 
 def validate_tree_tensors(children, node_mask, *, arity=None):
@@ -38,128 +57,153 @@ def validate_tree_tensors(children, node_mask, *, arity=None):
     >>> trees = kr.trees.encode_trees(["(MAX 2 (MIN 3 4))"])
     >>> kr.trees.validate_tree_tensors(trees["children"], trees["node_mask"])
     """
-    children = np.asarray(children)
-    node_mask = np.asarray(node_mask)
-    check_tree_shapes(None, children.shape, node_mask.shape, arity=arity)
-    if not np.issubdtype(children.dtype, np.integer):
-        raise ValueError(
-            "`children` must hold integers. "
-            f"Received: children.dtype={children.dtype}"
-        )
-    if not (
-        node_mask.dtype == bool or np.issubdtype(node_mask.dtype, np.integer)
-    ):
-        raise ValueError(
-            "`node_mask` must be boolean or integer. "
-            f"Received: node_mask.dtype={node_mask.dtype}"
-        )
-    problem = find_tree_problem(children, node_mask)
+    arrays = {
+        "children": np.asarray(children),
+        "node_mask": np.asarray(node_mask),
+    }
+    check_tree_shapes(
+        None, arrays["children"].shape, arrays["node_mask"].shape, arity=arity
+    )
+    check_dtypes(
+        arrays, {"children": "integer", "node_mask": "boolean or integer"}
+    )
+    problem = find_tree_problem(**arrays)
     if problem is not None:
         raise ValueError(problem)
 
 
 def find_tree_problem(children, node_mask):
-    """Describes the first problem of a padded batch of trees, or `None`.
-
-    Args:
-        children: Integer NumPy array `(batch, N, K)`.
-        node_mask: Bool or integer NumPy array `(batch, N)`.
-
-    Returns:
-        A message naming the tree, the node and the offending values, or
-        `None` when the batch is valid.
-    """
+    """The message of the first problem of NumPy `children` `(batch, N,
+    K)` and `node_mask` `(batch, N)`, naming the tree, the node and the
+    values; `None` when the batch is valid."""
     children = np.asarray(children).astype(np.int64)
     real = np.asarray(node_mask).astype(bool)
-    num_nodes = real.shape[1]
-    later_real = real[:, 1:] & ~real[:, :-1]
-    if later_real.any():
-        tree, node = np.argwhere(later_real)[0]
-        return (
-            "`node_mask` must put the real nodes first (the root is the last "
-            f"real node). Received: node_mask[{tree}]="
-            f"{real[tree].astype(int).tolist()}"
-        )
-    is_child = children != -1
-    out_of_range = is_child & ((children < 0) | (children >= num_nodes))
-    if out_of_range.any():
-        tree, node, _ = np.argwhere(out_of_range)[0]
-        return (
-            f"`children` must hold node indices in [0, {num_nodes}) (the "
-            "padded number of nodes), or -1 for an empty slot. Received: "
-            f"children[{tree}, {node}]={children[tree, node].tolist()}"
-        )
-    on_padding = is_child & ~real[:, :, None]
-    if on_padding.any():
-        tree, node, _ = np.argwhere(on_padding)[0]
-        return (
-            "`children` of a padding node (zero `node_mask`) must be -1. "
-            f"Received: children[{tree}, {node}]="
-            f"{children[tree, node].tolist()}"
-        )
-    tree_index = np.arange(children.shape[0])[:, None, None]
-    safe = np.where(is_child, children, 0)
-    to_padding = is_child & ~real[tree_index, safe]
-    if to_padding.any():
-        tree, node, _ = np.argwhere(to_padding)[0]
-        return (
-            "`children` must only point to real nodes (nonzero "
-            f"`node_mask`). Received: children[{tree}, {node}]="
-            f"{children[tree, node].tolist()}, where node_mask[{tree}]="
-            f"{real[tree].astype(int).tolist()}"
-        )
-    not_before = is_child & (children >= np.arange(num_nodes)[None, :, None])
-    if not_before.any():
-        tree, node, _ = np.argwhere(not_before)[0]
-        return (
-            "`children` must be in topological order: every child's index "
-            "smaller than its parent's (no cycles). Received: "
-            f"children[{tree}, {node}]={children[tree, node].tolist()}"
-        )
-    # A child named in two slots of one node: a tree has no such edge, and
-    # the layers would add the child's state in twice.
-    ordered = np.sort(children, axis=-1)
-    repeated = (ordered[..., 1:] == ordered[..., :-1]) & (ordered[..., 1:] >= 0)
-    if repeated.any():
-        tree, node, slot = np.argwhere(repeated)[0]
-        return (
-            "`children` must form trees: a node lists each child once. "
-            f"Received: node {node} of tree {tree} lists node "
-            f"{ordered[tree, node, slot + 1]} twice, in children[{tree}, "
-            f"{node}]={children[tree, node].tolist()}"
-        )
-    # Nodes with two parents, found at once (a loop over the nodes that
-    # compares each with all children took 16 s for a 20,001-node tree).
-    trees, parents, slots = np.nonzero(is_child)
-    edges = np.unique(
-        np.stack([trees, children[trees, parents, slots], parents], axis=1),
-        axis=0,
+    batch_size, num_nodes, _ = children.shape
+    # The first and last parent of each node, as `ops.segment_min` and
+    # `ops.segment_max` give them in the layers.
+    trees, parents, slots = np.nonzero((children >= 0) & (children < num_nodes))
+    rows = trees * num_nodes + children[trees, parents, slots]
+    first = np.full(batch_size * num_nodes, num_nodes)
+    last = np.full(batch_size * num_nodes, -1)
+    np.minimum.at(first, rows, parents)
+    np.maximum.at(last, rows, parents)
+    flags = tree_flags(NUMPY, children, real, first, last)
+    arrays = {"children": children, "node_mask": real.astype(int)}
+    return first_problem(TREE_RULES, flags, arrays, num_nodes=num_nodes)
+
+
+def tree_flags(xp, children, real, first_parent, last_parent):
+    """For each of `TREE_RULES`, the bool `(batch, N)` flags of bad nodes.
+
+    `real` is the bool `(batch, N)` mask; `first_parent` and `last_parent`
+    `(batch * N,)` give each node's smallest and largest parent (in any
+    order-preserving numbering), and for a node without one,
+    `first_parent >= last_parent` and `last_parent < 0`.
+    """
+    shape = xp.shape(children)
+    first, last = (
+        xp.reshape(p, shape[:2]) for p in (first_parent, last_parent)
     )
-    pairs, counts = np.unique(edges[:, :2], axis=0, return_counts=True)
-    if (counts > 1).any():
-        tree, node = pairs[np.argmax(counts > 1)]
-        parents = np.unique(np.nonzero(children[tree] == node)[0])
-        if len(parents) > 1:
-            return (
-                "`children` must form trees: every node is the child of at "
-                f"most one node. Received: node {node} of tree {tree} is a "
-                f"child of nodes {parents.tolist()}"
-            )
-    is_child = np.zeros(real.shape, bool)
-    trees, _, _ = np.nonzero(children >= 0)
-    is_child[trees, children[children >= 0]] = True
-    later = np.zeros_like(real)
-    later[:, :-1] = real[:, 1:]
-    orphan = real & later & ~is_child
-    if orphan.any():
-        tree, node = np.argwhere(orphan)[0]
-        return (
-            "`children` must connect every real node to the root (the last "
-            f"real node). Received: node {node} of tree {tree} is neither "
-            f"the root nor the child of any node, in children[{tree}]="
-            f"{children[tree, : int(real[tree].sum())].tolist()}"
-        )
-    return None
+    is_child = xp.not_equal(children, -1)
+    in_range = xp.logical_and(
+        xp.greater_equal(children, 0), xp.less(children, shape[1])
+    )
+    child_real = xp.take_along_axis(
+        xp.cast(real, "int32"),
+        xp.reshape(
+            xp.where(in_range, children, 0), (shape[0], shape[1] * shape[2])
+        ),
+        axis=1,
+    )
+    node_index = xp.reshape(xp.arange(shape[1], dtype="int32"), (1, -1, 1))
+    later = xp.concatenate([real[:, 1:], xp.zeros_like(real[:, :1])], axis=1)
+    ordered = xp.sort(children, axis=-1)
+
+    def any_slot(bad, also):
+        return xp.any(xp.logical_and(bad, also), axis=-1)
+
+    return [
+        xp.logical_and(xp.logical_not(real), later),
+        any_slot(is_child, xp.logical_not(in_range)),
+        any_slot(is_child, xp.logical_not(xp.expand_dims(real, -1))),
+        any_slot(in_range, xp.equal(xp.reshape(child_real, shape), 0)),
+        any_slot(in_range, xp.greater_equal(children, node_index)),
+        any_slot(
+            xp.equal(ordered[..., 1:], ordered[..., :-1]),
+            xp.greater_equal(ordered[..., 1:], 0),
+        ),
+        xp.less(first, last),
+        xp.logical_and(xp.logical_and(real, later), xp.less(last, 0)),
+    ]
+
+
+def _children(a, tree, node):
+    return show(a, "children", tree, node)
+
+
+def _repeated(a, tree, node):
+    ordered = np.sort(a["children"][tree, node])
+    twice = ordered[1:][(ordered[1:] == ordered[:-1]) & (ordered[1:] >= 0)]
+    return (
+        f"node {node} of tree {tree} lists node {twice[0]} twice, in "
+        + _children(a, tree, node)
+    )
+
+
+def _parents(a, tree, node):
+    parents = np.unique(np.nonzero(a["children"][tree] == node)[0])
+    return f"node {node} of tree {tree} is a child of nodes {parents.tolist()}"
+
+
+def _orphan(a, tree, node):
+    size = int(a["node_mask"][tree].sum())
+    return (
+        f"node {node} of tree {tree} is neither the root nor the child of "
+        f"any node, in children[{tree}]={a['children'][tree, :size].tolist()}"
+    )
+
+
+# In the order of `tree_flags`, which is the order they are reported in.
+TREE_RULES = (
+    Rule(
+        "`node_mask` must put the real nodes first (the root is the last "
+        "real node).",
+        lambda a, tree, node: show(a, "node_mask", tree),
+    ),
+    Rule(
+        "`children` must hold node indices in [0, {num_nodes}) (the padded "
+        "number of nodes), or -1 for an empty slot.",
+        _children,
+    ),
+    Rule(
+        "`children` of a padding node (zero `node_mask`) must be -1.",
+        _children,
+    ),
+    Rule(
+        "`children` must only point to real nodes (nonzero `node_mask`).",
+        lambda a, tree, node: (
+            f"{_children(a, tree, node)}, where {show(a, 'node_mask', tree)}"
+        ),
+    ),
+    Rule(
+        "`children` must be in topological order: every child's index "
+        "smaller than its parent's (no cycles).",
+        _children,
+    ),
+    Rule(
+        "`children` must form trees: a node lists each child once.", _repeated
+    ),
+    Rule(
+        "`children` must form trees: every node is the child of at most "
+        "one node.",
+        _parents,
+    ),
+    Rule(
+        "`children` must connect every real node to the root (the last "
+        "real node).",
+        _orphan,
+    ),
+)
 
 
 def check_tree_shapes(
@@ -174,46 +218,22 @@ def check_tree_shapes(
         ValueError: If a rank is wrong, the batch or node sizes disagree, or
             `K` disagrees with `arity`.
     """
-    shapes = {
-        "node_inputs": node_inputs_shape,
-        "children": children_shape,
-        "node_mask": node_mask_shape,
-    }
-    ranks = {"node_inputs": 3, "children": 3, "node_mask": 2}
-    layouts = {
-        "node_inputs": "(batch, num_nodes, features)",
-        "children": "(batch, num_nodes, num_children)",
-        "node_mask": "(batch, num_nodes)",
-    }
-    for name, shape in shapes.items():
-        if name == "node_inputs" and shape is None:
-            continue
-        if shape is None or len(shape) != ranks[name]:
-            raise ValueError(
-                f"`{name}` must have rank {ranks[name]}, {layouts[name]}. "
-                f"Received: {name}.shape={_shape(shape)}"
-            )
-    present = [name for name, shape in shapes.items() if shape is not None]
-    for axis, label in ((0, "batch size"), (1, "number of nodes")):
-        known = {
-            shapes[name][axis]
-            for name in present
-            if shapes[name][axis] is not None
-        }
-        if len(known) > 1:
-            raise ValueError(
-                f"The tree tensors disagree on the {label}. Received shapes: "
-                + ", ".join(
-                    f"{name}.shape={_shape(shapes[name])}" for name in present
-                )
-            )
+    shapes = dict(
+        zip(
+            TREE_TENSOR_NAMES,
+            (node_inputs_shape, children_shape, node_mask_shape),
+            strict=True,
+        )
+    )
+    if node_inputs_shape is None:
+        del shapes["node_inputs"]
+    present = tuple(shapes)
+    groups = ((0, "batch size", present), (1, "number of nodes", present))
+    check_ranks(shapes, TREE_LAYOUTS)
+    check_sizes("tree", shapes, groups)
     if arity is not None and children_shape[-1] != arity:
         raise ValueError(
             f"`children` must have arity={arity} child slots, "
             f"(batch, num_nodes, {arity}). "
-            f"Received: children.shape={_shape(children_shape)}"
+            f"Received: children.shape={tuple(children_shape)}"
         )
-
-
-def _shape(shape):
-    return None if shape is None else tuple(shape)
