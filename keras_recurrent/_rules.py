@@ -18,8 +18,12 @@ import numpy as np
 
 
 class Rule(NamedTuple):
+    """A rule's message; `traced=False`: only eagerly, as the flags of a
+    later rule include its items, and traced assertions name that one."""
+
     statement: str
     received: Callable
+    traced: bool = True
 
 
 class _NumPyOps:

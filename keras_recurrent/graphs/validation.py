@@ -157,12 +157,18 @@ def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
         index = xp.cast(xp.where(fits, ends, num_nodes), "int32")
         ends_real = xp.take_along_axis(is_real_node, index, axis=1) > 0
         joins_real = xp.logical_and(joins_real, ends_real)
+    fractional_types = _fractional(xp, edge_types)
     edge_flags = [
         fractional,
-        _fractional(xp, edge_types),
-        xp.logical_not(in_range),
+        fractional_types,
+        # The traced assertions name whole numbers out of range or not
+        # whole alike, by these two rules.
+        xp.logical_not(fits),
         xp.logical_and(fits, xp.logical_not(joins_real)),
-        xp.logical_not(_in_range(xp, edge_types, num_edge_types)),
+        xp.logical_or(
+            fractional_types,
+            xp.logical_not(_in_range(xp, edge_types, num_edge_types)),
+        ),
     ]
     edge_flags = [xp.logical_and(real, flag) for flag in edge_flags]
     return non_binary(xp, node_mask), edge_flags, real
@@ -203,10 +209,12 @@ EDGE_RULES = (
         "`edges` must hold whole node indices (an integer dtype, or floats "
         "without a fractional part).",
         _edge,
+        traced=False,
     ),
     Rule(
         "`edge_types` must hold whole numbers.",
         lambda a, graph, edge: show(a, "edge_types", graph, edge),
+        traced=False,
     ),
     Rule(
         "`edges` must hold node indices in [0, {num_nodes}) (the padded "

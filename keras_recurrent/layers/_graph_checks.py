@@ -1,18 +1,9 @@
-"""Checks of the graph tensors inside the graph layers, eager and traced.
-
-Three layers of defence, so that bad input never yields a finite wrong
-number:
-
-- static (rank, last-axis sizes, dtypes, `N = 0`): a `ValueError` while
-  the layer is built or traced;
-- values, on concrete tensors (eager execution): a `ValueError` naming the
-  first bad entry; inside a traced TensorFlow function (`fit`, `predict`,
-  a SavedModel): run-time assertions that run before any op that reads an
-  index, so that their named `InvalidArgumentError` is the one raised;
-- everywhere, also where assertions do not exist (XLA, traced JAX or
-  PyTorch code): a per-graph validity flag. Bad edges are neutralized into
-  padding rows, so that they cannot touch any graph, and the layers turn
-  the outputs of an invalid graph into NaN.
+"""The graph layers' checks, so that bad input never yields a finite wrong
+number: static problems (ranks, sizes, dtypes) raise a `ValueError` when
+built or traced; the value rules of `graphs.validation` raise one on
+concrete tensors, become run-time assertions in traced TensorFlow (before
+any op reads an index), and everywhere give the graph a validity flag:
+bad edges become padding rows and the layers give invalid graphs NaN.
 """
 
 import keras
@@ -25,6 +16,7 @@ from keras_recurrent._rules import ranks
 from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.graphs.validation import EDGE_RULES
 from keras_recurrent.graphs.validation import GRAPH_LAYOUTS
+from keras_recurrent.graphs.validation import GRAPH_SIZE_GROUPS
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import NODE_MASK_RULE
 from keras_recurrent.graphs.validation import check_graph_shapes
@@ -70,23 +62,12 @@ def check_graph_input_shapes(layer, shapes):
 
 
 def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
-    """Checks the graph tensors and makes invalid graphs harmless.
+    """Checks the graph tensors of `layer` (built for `features` wide
+    `node_inputs`, if given) and makes invalid graphs harmless.
 
-    Args:
-        layer: The calling layer, named in messages.
-        inputs: The layer's list or dict of the four graph tensors.
-        num_edge_types: The number of edge types.
-        features: Optional width `D` the layer was built for.
-
-    Returns:
-        `node_inputs`, `edges` (int32, every bad edge turned into a `-1`
-        padding row), `edge_types` (int32, 0 on padding rows), `node_mask`
-        (bool) and `valid`, bool `(batch,)`: whether each graph was valid.
-
-    Raises:
-        ValueError: If a static shape or dtype is wrong, or (eagerly) a
-            value is; inside a traced TensorFlow function the value checks
-            raise an `InvalidArgumentError` at run time instead.
+    Returns `node_inputs`, `edges` (int32, every bad edge turned into a
+    `-1` padding row), `edge_types` (int32, 0 on padding rows), `node_mask`
+    (bool) and `valid`, bool `(batch,)`: whether each graph was valid.
     """
     tensors = unpack_graph_inputs(layer, inputs)
     check_static_graph_inputs(layer, tensors, features)
@@ -110,22 +91,13 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
         ops.equal(ops.shape(edges)[2], 2),
     )
     if traced_tf:
-        prefix = f"{type(layer).__name__} {layer.name!r}: "
         names = {"num_nodes": "num_nodes", "allowed": f"[0, {num_edge_types})"}
-
-        def checks(rules, flags):
-            return [
-                (bad, prefix + rule.statement.format(**names))
-                for rule, bad in zip(rules, flags, strict=True)
-            ]
-
-        [valid] = after_assertions(
-            [valid],
-            rule_assertions(
-                checks([NODE_MASK_RULE], [bad_nodes]), "graph", "node"
-            )
-            + rule_assertions(checks(EDGE_RULES, bad_edges), "graph", "edge"),
+        checks = rule_assertions(
+            layer, [NODE_MASK_RULE], [bad_nodes], "graph", "node", **names
+        ) + rule_assertions(
+            layer, EDGE_RULES, bad_edges, "graph", "edge", **names
         )
+        [valid] = after_assertions([valid], checks)
     good = ops.logical_and(real, ops.logical_not(bad_edge))
     return (
         node_inputs,
@@ -139,13 +111,8 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
 
 
 def check_host_graph(layer, inputs, num_edge_types):
-    """Checks NumPy index arrays that Keras would narrow before `call`.
-
-    With JAX, `Layer.__call__` converts int64 `edges` to int32 first, and
-    `2**32 + 1` would reach `call` as node 1 (see
-    `narrowed_by_conversion`); the values are checked here, as given.
-    Anything else is left to `call`, which names the problem.
-    """
+    """Checks NumPy index arrays that Keras would narrow before `call`
+    (see `narrowed_by_conversion`); anything else is left to `call`."""
     try:
         tensors = unpack_graph_inputs(layer, inputs)
     except ValueError:
@@ -205,18 +172,14 @@ def non_binary_mask(node_mask):
 
 
 def _shape_assertions(layer, tensors, features):
-    """Run-time shape checks for `after_assertions` (TensorFlow only).
-
-    A served signature may have unknown sizes (or let a caller pass shapes
-    its spec does not allow); these checks run first, so that no later op
-    fails on the shape with a message that does not name it.
-    """
+    """Run-time shape checks for `after_assertions` (TensorFlow only): a
+    served signature may have unknown sizes (or let a caller pass shapes
+    its spec does not allow), and no later op must fail on them first."""
     import tensorflow as tf
 
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
     rank = ranks(GRAPH_LAYOUTS)
     named = dict(zip(GRAPH_TENSOR_NAMES, tensors, strict=True))
-    # The first `rank` sizes of each tensor, -1 for axes it lacks.
+    # The sizes of each tensor, then -1 for the axes it lacks.
     dims = {
         name: tf.concat([tf.shape(tensor), -tf.ones([rank[name]], "int32")], 0)
         for name, tensor in named.items()
@@ -224,26 +187,23 @@ def _shape_assertions(layer, tensors, features):
     conditions = [
         (
             tf.reduce_all(
-                [tf.equal(tf.rank(t), rank[n]) for n, t in named.items()]
+                [tf.equal(tf.rank(named[n]), rank[n]) for n in named]
             ),
-            "the graph tensors must have the ranks "
-            + ", ".join(str(r) for r in rank.values())
-            + ".",
+            f"the graph tensors must have the ranks "
+            f"{', '.join(str(r) for r in rank.values())}.",
         ),
         (tf.equal(dims["edges"][2], 2), "`edges` must be (batch, E, 2)."),
-        (
-            tf.reduce_all(
-                [tf.equal(dims[name][0], dims["edges"][0]) for name in dims]
-            ),
-            "the graph tensors disagree on the batch size.",
-        ),
-        (
-            tf.equal(dims["node_inputs"][1], dims["node_mask"][1]),
-            "`node_inputs` and `node_mask` disagree on the number of nodes.",
-        ),
-        (
-            tf.equal(dims["edges"][1], dims["edge_types"][1]),
-            "`edges` and `edge_types` disagree on the number of edges.",
+        *(
+            (
+                tf.reduce_all(
+                    [
+                        tf.equal(dims[n][axis], dims[names[0]][axis])
+                        for n in names
+                    ]
+                ),
+                f"the graph tensors disagree on the {label}.",
+            )
+            for axis, label, names in GRAPH_SIZE_GROUPS
         ),
         (
             tf.greater(dims["node_mask"][1], 0),
@@ -257,6 +217,7 @@ def _shape_assertions(layer, tensors, features):
                 f"`node_inputs` must have {features} features.",
             )
         )
+    prefix = f"{type(layer).__name__} {layer.name!r}: "
     shapes = []
     for name, tensor in named.items():
         shapes += [f"{name}.shape=", tf.shape(tensor)]

@@ -69,12 +69,16 @@ def after_assertions(tensors, assertions):
         return [tf.identity(tensor) for tensor in tensors]
 
 
-def rule_assertions(checks, structure, item):
-    """`(condition, data)` pairs for `after_assertions`, one per `(bad,
-    message)` of `checks`; `bad` `(batch, n)` flags the bad items, and the
-    data name the first, e.g. "First bad edge (graph, edge): 1 0"."""
+def rule_assertions(layer, rules, flags, structure, item, **names):
+    """`(condition, data)` pairs for `after_assertions`: for each `Rule` of
+    `rules` and its `(batch, n)` bool `flags`, that no item is bad, or the
+    statement (its placeholders filled from `names`) and the first bad
+    item, e.g. "First bad edge (graph, edge): 1 0"."""
+    prefix = f"{type(layer).__name__} {layer.name!r}: "
     assertions = []
-    for bad, message in checks:
+    for rule, bad in zip(rules, flags, strict=True):
+        if not rule.traced:
+            continue
         flat = ops.reshape(bad, (-1,))
         # A trailing False keeps `argmax` defined for batches without entries.
         padded = ops.concatenate(
@@ -88,7 +92,7 @@ def rule_assertions(checks, structure, item):
             (
                 ops.logical_not(ops.any(flat)),
                 [
-                    message,
+                    prefix + rule.statement.format(**names),
                     f"First bad {item} ({structure}, {item}):",
                     first // row_length,
                     first % row_length,

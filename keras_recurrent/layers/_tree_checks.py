@@ -44,13 +44,9 @@ def check_tree_input_shapes(layer, shapes, arity=None):
 
 
 def check_tree_dtypes(layer, node_inputs, children, node_mask):
-    """Static dtype checks: float `node_inputs`, integer `children` and a
-    bool or integer `node_mask`.
-
-    Float `children` would be truncated (a child `1.7` read as node 1) and a
-    float `node_mask` read as real wherever nonzero (0.5 included), so both
-    are rejected rather than converted.
-    """
+    """Static dtype checks: float `node_inputs`, integer `children` (a
+    float `1.7` is not truncated into node 1) and a bool or integer
+    `node_mask` (a float `0.5` is not read as a real node)."""
     check_float_dtype(layer, node_inputs, "node_inputs")
     name = type(layer).__name__
     children_dtype = keras.backend.standardize_dtype(children.dtype)
@@ -69,13 +65,8 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
 
 
 def check_host_children(layer, inputs):
-    """Checks NumPy `children` that Keras would narrow before `call`.
-
-    With JAX, `Layer.__call__` converts an int64 array to int32 first, and
-    `2**32 + 1` would reach `call` as node 1 (see
-    `narrowed_by_conversion`); the values are checked here, as given.
-    Anything else is left to `call`, which names the problem.
-    """
+    """Checks NumPy `children` that Keras would narrow before `call`
+    (see `narrowed_by_conversion`); anything else is left to `call`."""
     try:
         _, children, node_mask = unpack_tree_inputs(layer, inputs)
     except ValueError:
@@ -119,21 +110,15 @@ def check_children(
 ):
     """Raises on bad `children`; returns `last_parent`, after the checks.
 
-    `first_parent` and `last_parent` are `reduce_parents` of the real
-    nodes' children, numbered as the real nodes, with `ops.segment_min` and
-    `ops.segment_max` (the layer needs the parents anyway; the rule that no
-    node has two parents compares them); `node_of_row` `(batch * N,)` maps
-    each row of the flat batch to its real node (the number of real nodes
-    for padding).
+    `first_parent` and `last_parent` are `reduce_parents` (`segment_min`
+    and `segment_max`) of the real nodes' children, numbered as the real
+    nodes; `node_of_row` `(batch * N,)` maps each row of the flat batch to
+    its real node (the number of real nodes for padding).
 
-    On concrete tensors (eager execution) this is a `ValueError` naming the
-    first bad node. While tracing with TensorFlow, `TREE_RULES` become
-    run-time assertions (an `InvalidArgumentError`), and the returned
-    tensor depends on them, so the level loop, which reads it, runs after
-    them. Other backends have no graph assertion that `keras.ops` offers,
-    so traced checks are skipped there. `checked_eagerly`: the concrete
-    values were already checked (by `children_as_int32`, on the input
-    dtype).
+    Concrete tensors that were not `checked_eagerly` raise a `ValueError`;
+    traced with TensorFlow, `TREE_RULES` become run-time assertions, which
+    the returned tensor depends on (the level loop runs after them); other
+    backends have no assertion, and skip them.
     """
     if checked_eagerly or check_children_eagerly(layer, children, node_mask):
         return last_parent
@@ -145,14 +130,10 @@ def check_children(
         for p in (first_parent, last_parent)
     )
     flags = tree_flags(ops, children, ops.cast(node_mask, "bool"), first, last)
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
-    checks = [
-        (bad, prefix + rule.statement.format(num_nodes="num_nodes"))
-        for rule, bad in zip(TREE_RULES, flags, strict=True)
-    ]
-    [last_parent] = after_assertions(
-        [last_parent], rule_assertions(checks, "tree", "node")
+    checks = rule_assertions(
+        layer, TREE_RULES, flags, "tree", "node", num_nodes="num_nodes"
     )
+    [last_parent] = after_assertions([last_parent], checks)
     return last_parent
 
 
