@@ -1,16 +1,25 @@
 """Tests of `keras_recurrent._checks`: `check_option` and its use (every
 string option of the package is case-insensitive and stored canonically),
-`check_int`'s `context`, `check_output_units` and `check_float_dtype`."""
+`check_int`'s `context`, `check_output_units`, `check_float_dtype`, the
+boolean, float, string, dtype and shape checks, and the rank-3 check that
+the sequence layers share."""
 
 import keras
 import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from keras_recurrent._checks import check_at_most
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_dtype
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_int
+from keras_recurrent._checks import check_known_last_axis
+from keras_recurrent._checks import check_not_empty
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_output_units
+from keras_recurrent._checks import check_positive_float
+from keras_recurrent._checks import check_string
 
 
 def test_check_option_returns_the_canonical_spelling():
@@ -196,3 +205,218 @@ def test_layers_and_cells_share_the_float_check():
     ):
         with pytest.raises(ValueError, match=r"Received: inputs\.dtype=int32"):
             layer(tokens)
+
+
+def test_check_bool_refuses_what_bool_would_coerce():
+    assert check_bool("flag", True) is True
+    # A NumPy bool is a bool (`tf.numpy_function` and arrays give them).
+    flag = check_bool("flag", np.bool_(False))
+    assert flag is False and type(flag) is bool
+    assert check_bool("flag", None, allow_none=True) is None
+    for value in ("yes", 1, 0, None, np.array([True])):
+        with pytest.raises(
+            ValueError,
+            match=r"^Argument `flag` must be a boolean\. Received: flag=",
+        ):
+            check_bool("flag", value)
+    with pytest.raises(ValueError, match=r"boolean or None\. .*flag='no'$"):
+        check_bool("flag", "no", allow_none=True)
+
+
+# Each constructor given one boolean argument, by name.
+BOOLEAN_ARGUMENTS = {
+    "ResidualStack.residual": lambda v: kr.layers.ResidualStack(
+        [keras.layers.LSTMCell(2)], residual=v
+    ),
+    "ResidualStack.layer_norm": lambda v: kr.layers.ResidualStack(
+        [keras.layers.LSTMCell(2)], layer_norm=v
+    ),
+    "ResidualStack.return_sequences": lambda v: kr.layers.ResidualStack(
+        [keras.layers.LSTMCell(2)], return_sequences=v
+    ),
+    "TruncatedRNN.return_sequences": lambda v: kr.layers.TruncatedRNN(
+        keras.layers.LSTM(2), window=2, return_sequences=v
+    ),
+    "SequencePooling.return_attention_scores": lambda v: (
+        kr.layers.SequencePooling("attention", return_attention_scores=v)
+    ),
+    "LSTMVariantCell.use_peepholes": lambda v: kr.layers.LSTMVariantCell(
+        2, use_peepholes=v
+    ),
+    "LSTMVariantCell.use_bias": lambda v: kr.layers.LSTMVariantCell(
+        2, use_bias=v
+    ),
+    "LSTMVariantCell.unit_forget_bias": lambda v: kr.layers.LSTMVariantCell(
+        2, unit_forget_bias=v
+    ),
+    "GatedFeedbackCell.use_bias": lambda v: kr.layers.GatedFeedbackCell(
+        2, use_bias=v
+    ),
+    "GatedFeedbackCell.unit_forget_bias": lambda v: kr.layers.GatedFeedbackCell(
+        2, unit_forget_bias=v
+    ),
+    "NodeSelection.use_bias": lambda v: kr.layers.NodeSelection(use_bias=v),
+    "PeepholeLSTM.return_sequences": lambda v: kr.layers.PeepholeLSTM(
+        2, return_sequences=v
+    ),
+    "GatedFeedbackRNN.go_backwards": lambda v: kr.layers.GatedFeedbackRNN(
+        2, go_backwards=v
+    ),
+    "CoupledLSTM.stateful": lambda v: kr.layers.CoupledLSTM(2, stateful=v),
+    "BackupAndRestore.delete_checkpoint": lambda v: (
+        kr.callbacks.BackupAndRestore("backup", delete_checkpoint=v)
+    ),
+}
+
+
+@pytest.mark.parametrize("argument", sorted(BOOLEAN_ARGUMENTS))
+def test_boolean_arguments_refuse_other_values(argument):
+    make = BOOLEAN_ARGUMENTS[argument]
+    name = argument.split(".")[1]
+    # `bool()` used to turn these into True (or 0 into False), silently.
+    for value, shown in (("yes", "'yes'"), (0, "0")):
+        with pytest.raises(
+            ValueError,
+            match=rf"^Argument `{name}` must be a boolean.*{name}={shown}$",
+        ):
+            make(value)
+
+
+def test_boolean_arguments_keep_their_values():
+    for value in (True, False):
+        stack = kr.layers.ResidualStack(
+            [keras.layers.LSTMCell(2)],
+            residual=value,
+            layer_norm=value,
+            return_sequences=value,
+        )
+        assert (stack.residual, stack.layer_norm) == (value, value)
+        assert stack.get_config()["return_sequences"] is value
+        truncated = kr.layers.TruncatedRNN(
+            keras.layers.LSTM(2), window=2, return_sequences=value
+        )
+        assert truncated.get_config()["return_sequences"] is value
+        cell = kr.layers.LSTMVariantCell(
+            2, variant="NIG", use_peepholes=value, use_bias=value
+        )
+        assert (cell.use_peepholes, cell.use_bias) == (value, value)
+    # `None`: the variant's own choice.
+    assert kr.layers.LSTMVariantCell(2, variant="NP").use_peepholes is False
+
+
+def test_check_positive_float():
+    assert check_positive_float("epsilon", 1) == 1.0
+    assert check_positive_float("clip", None, allow_none=True) is None
+    for value in (0, -0.5, True, "1", None, float("nan")):
+        with pytest.raises(
+            ValueError,
+            match=r"^Argument `epsilon` must be a positive float\. Received",
+        ):
+            check_positive_float("epsilon", value)
+    with pytest.raises(ValueError, match=r"float or None\. .*clip=0$"):
+        kr.layers.LSTMVariantCell(2, cell_clip=0)
+    with pytest.raises(ValueError, match=r"layer_norm_epsilon=-1\.0$"):
+        kr.layers.ResidualStack(
+            [keras.layers.LSTMCell(2)], layer_norm_epsilon=-1.0
+        )
+
+
+def test_check_int_without_bounds():
+    assert check_int("seed", -3, allow_none=True) == -3
+    assert check_int("seed", None, allow_none=True) is None
+    with pytest.raises(
+        ValueError,
+        match=r"^Argument `seed` must be an integer or None\. Received: "
+        r"seed=1\.5$",
+    ):
+        check_int("seed", 1.5, allow_none=True)
+    with pytest.raises(ValueError, match=r"must be an integer in \[1, 3\]\."):
+        check_int("nesting", 4, 1, 3)
+
+
+def test_check_at_most():
+    assert check_at_most("min_length", 3, "length", 3) == 3
+    assert check_at_most("min_length", None, "length", 3) is None
+    assert check_at_most("min_length", 9, "max_length", None) == 9
+    message = (
+        r"^Argument `min_length` must be <= `length`\. "
+        r"Received: min_length=4, length=3$"
+    )
+    with pytest.raises(ValueError, match=message):
+        check_at_most("min_length", 4, "length", 3)
+    with pytest.raises(ValueError, match=message):
+        kr.datasets.adding_problem(2, length=3, min_length=4)
+
+
+def test_check_string_and_not_empty():
+    assert check_string("run_id", "a") == "a"
+    assert check_string("run_id", None, allow_none=True) is None
+    for value in ("", 3, None):
+        with pytest.raises(ValueError, match=r"non-empty string\. Received"):
+            check_string("endpoint_name", value)
+    with pytest.raises(ValueError, match=r"string or None\. .*run_id=''$"):
+        kr.callbacks.BackupAndRestore("backup", run_id="")
+    assert check_not_empty("graphs", [1]) == [1]
+    with pytest.raises(ValueError, match=r"empty\. Received: graphs=\[\]$"):
+        check_not_empty("graphs", [])
+    with pytest.raises(ValueError, match=r"Received: targets.shape=\(2, 0\)$"):
+        check_not_empty("targets", np.zeros((2, 0)))
+
+
+def test_check_dtype_takes_dtype_objects_by_name():
+    allowed = ("int32", "bool")
+    assert check_dtype("node_mask_dtype", "bool", allowed) == "bool"
+    assert check_dtype("node_mask_dtype", np.int32, allowed) == "int32"
+    assert check_dtype("node_mask_dtype", np.dtype("bool"), allowed) == "bool"
+    for value in ("int8", "float", None, "yes", 3):
+        with pytest.raises(
+            ValueError,
+            match=r"must be one of \['int32', 'bool'\]\. "
+            rf"Received: node_mask_dtype={value!r}$",
+        ):
+            check_dtype("node_mask_dtype", value, allowed)
+
+
+def test_check_known_last_axis():
+    assert check_known_last_axis("inputs", [2, 3]) == (2, 3)
+    with pytest.raises(
+        ValueError,
+        match=r"^The last dimension of `inputs` must be defined for "
+        r"mode='attention'\. Received: inputs.shape=\(None, 3, None\)$",
+    ):
+        kr.layers.SequencePooling("attention").build((None, 3, None))
+    with pytest.raises(ValueError, match=r"`node_inputs` must be defined\. "):
+        check_known_last_axis("node_inputs", (None, 4, None))
+
+
+# Every sequence layer, to check its rank-3 message from `build`,
+# `compute_output_shape` and `call`.
+SEQUENCE_LAYERS = {
+    "PeepholeLSTM": lambda: kr.layers.PeepholeLSTM(2),
+    "ResidualStack": lambda: kr.layers.ResidualStack(
+        [keras.layers.LSTMCell(2)]
+    ),
+    "SequencePooling": lambda: kr.layers.SequencePooling("mean"),
+    "TruncatedRNN": lambda: kr.layers.TruncatedRNN(
+        keras.layers.LSTM(2), window=2
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCE_LAYERS))
+def test_sequence_layers_share_the_rank_check(name):
+    make = SEQUENCE_LAYERS[name]
+    message = (
+        rf"^{name} expects `inputs` of rank 3 \(batch, timesteps, features\)\."
+        r" Received: inputs.shape=\(2, 4\)$"
+    )
+    with pytest.raises(ValueError, match=message):
+        make()(np.ones((2, 4), "float32"))
+    with pytest.raises(ValueError, match=message):
+        make().build((2, 4))
+    if name != "PeepholeLSTM":  # Keras' RNN computes its own shapes.
+        with pytest.raises(ValueError, match=message):
+            make().compute_output_shape((2, 4))
+    layer = make()
+    outputs = layer(np.ones((2, 3, 4), "float32"))
+    assert tuple(keras.tree.flatten(outputs)[0].shape)[0] == 2

@@ -11,6 +11,10 @@ import warnings
 
 import keras
 
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_string
+from keras_recurrent._checks import invalid
+
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; see the docstring.
@@ -142,24 +146,19 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
         run_id=None,
     ):
         if not backup_dir or "://" in str(backup_dir):
-            raise ValueError(
-                "Argument `backup_dir` must be a directory on a local file "
-                f"system. Received: backup_dir={backup_dir!r}"
+            raise invalid(
+                "backup_dir", backup_dir, "a directory on a local file system"
             )
         if save_freq != "epoch" and (
             isinstance(save_freq, bool)
             or not isinstance(save_freq, int)
             or save_freq < 1
         ):
-            raise ValueError(
-                "Argument `save_freq` must be 'epoch' or a positive integer. "
-                f"Received: save_freq={save_freq!r}"
+            raise invalid(
+                "save_freq", save_freq, "'epoch' or a positive integer"
             )
-        if run_id is not None and (not isinstance(run_id, str) or not run_id):
-            raise ValueError(
-                "Argument `run_id` must be a non-empty string or None. "
-                f"Received: run_id={run_id!r}"
-            )
+        check_string("run_id", run_id, allow_none=True)
+        check_bool("delete_checkpoint", delete_checkpoint)
         super().__init__(
             os.fspath(backup_dir),
             save_freq=save_freq,

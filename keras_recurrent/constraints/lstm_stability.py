@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_rate
 from keras_recurrent.constraints.spectral_norm import _check_unit_interval
 
 _GATES = ("i", "f", "c", "o")
@@ -106,17 +107,7 @@ class LSTMStability(keras.constraints.Constraint):
         self.max_forget_gate = _check_unit_interval(
             "max_forget_gate", max_forget_gate
         )
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)):
-            raise ValueError(
-                "Argument `margin` must be a float in [0, 1). "
-                f"Received: margin={margin!r}"
-            )
-        if not 0.0 <= margin < 1.0:
-            raise ValueError(
-                "Argument `margin` must be in [0, 1). "
-                f"Received: margin={margin}"
-            )
-        self.margin = float(margin)
+        self.margin = check_rate("margin", margin)
 
     @property
     def gate_bounds(self):

@@ -44,6 +44,14 @@ def brief(text, limit=200):
     return f"{text[:limit]}... ({len(text)} characters)"
 
 
+def line_error(path, number, error, text):
+    """The `ValueError` for line `number` (of text `text`) of the file
+    `path`, which `error` explains."""
+    return ValueError(
+        f"{path}, line {number}: {error}. Received: {brief(text)}"
+    )
+
+
 def check_file(name, path):
     """Returns `path` as a string, or raises a `ValueError` naming `name`
     if it is a directory (an absent file gives Python's own

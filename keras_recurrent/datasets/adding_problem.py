@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from keras_recurrent._checks import check_at_most
+from keras_recurrent._checks import check_not_empty
 from keras_recurrent.datasets._checks import check_int
 from keras_recurrent.datasets._checks import check_seed
 
@@ -65,11 +67,7 @@ def adding_problem(num_samples, *, length=50, min_length=None, seed=0):
     num_samples = check_int("num_samples", num_samples, 1)
     length = check_int("length", length, 2)
     min_length = check_int("min_length", min_length, 2, allow_none=True)
-    if min_length is not None and min_length > length:
-        raise ValueError(
-            "Argument `min_length` must be <= `length`. "
-            f"Received: min_length={min_length}, length={length}"
-        )
+    check_at_most("min_length", min_length, "length", length)
     rng = np.random.default_rng(check_seed(seed))
 
     if min_length is None:
@@ -128,9 +126,5 @@ def adding_problem_baseline_mse(targets=None):
     if targets is None:
         return _BASELINE_MSE
     targets = np.asarray(targets, dtype=np.float64)
-    if targets.size == 0:
-        raise ValueError(
-            "Argument `targets` must not be empty. "
-            f"Received: targets.shape={targets.shape}"
-        )
+    check_not_empty("targets", targets)
     return float(np.mean((targets - 1.0) ** 2))

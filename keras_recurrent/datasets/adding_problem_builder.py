@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import tensorflow_datasets as tfds
 
+from keras_recurrent._checks import check_at_most
 from keras_recurrent.datasets._builders import GeneratedSplits
 from keras_recurrent.datasets._builders import SplitSizes
 from keras_recurrent.datasets._checks import check_int
@@ -76,11 +77,7 @@ class AddingProblemConfig(SplitSizes, tfds.core.BuilderConfig):
     def __post_init__(self):
         check_int("length", self.length, 2)
         check_int("min_length", self.min_length, 2, allow_none=True)
-        if self.min_length is not None and self.min_length > self.length:
-            raise ValueError(
-                "Argument `min_length` must be <= `length`. Received: "
-                f"min_length={self.min_length}, length={self.length}"
-            )
+        check_at_most("min_length", self.min_length, "length", self.length)
         self._check_split_sizes()
 
 

@@ -9,11 +9,14 @@ import numbers
 
 import numpy as np
 
+from keras_recurrent._checks import check_at_most
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import invalid
 from keras_recurrent.datasets._checks import check_int
 from keras_recurrent.datasets._checks import check_seed
-from keras_recurrent.datasets._text import brief
 from keras_recurrent.datasets._text import check_file
+from keras_recurrent.datasets._text import line_error
 from keras_recurrent.datasets._text import read_lines
 from keras_recurrent.datasets._uniforms import Uniforms
 
@@ -193,25 +196,13 @@ def listops(
         or not isinstance(branch_probability, numbers.Real)
         or not 0.0 < branch_probability <= 1.0
     ):
-        raise ValueError(
-            "Argument `branch_probability` must be a float in (0, 1]. "
-            f"Received: branch_probability={branch_probability!r}"
+        raise invalid(
+            "branch_probability", branch_probability, "a float in (0, 1]"
         )
     min_length = check_int("min_length", min_length, 4, allow_none=True)
     max_length = check_int("max_length", max_length, 4, allow_none=True)
-    if (
-        min_length is not None
-        and max_length is not None
-        and min_length > max_length
-    ):
-        raise ValueError(
-            "Argument `min_length` must be <= `max_length`. Received: "
-            f"min_length={min_length}, max_length={max_length}"
-        )
-    if not isinstance(unique, bool):
-        raise ValueError(
-            f"Argument `unique` must be a boolean. Received: unique={unique!r}"
-        )
+    check_at_most("min_length", min_length, "max_length", max_length)
+    check_bool("unique", unique)
     draws = Uniforms(np.random.default_rng(check_seed(seed)))
 
     trees, tokens, seen = [], [], set()
@@ -598,9 +589,7 @@ def _examples(path):
         try:
             label, tree, tokens = _parse_line(line)
         except ValueError as error:
-            raise ValueError(
-                f"{path}, line {number}: {error}. Received: {brief(line)}"
-            ) from None
+            raise line_error(path, number, error, line) from None
         found = True
         yield {
             "tokens": tokens,

@@ -6,6 +6,8 @@ import os
 import numpy as np
 import tensorflow_datasets as tfds
 
+from keras_recurrent._checks import check_at_most
+from keras_recurrent._checks import check_bool
 from keras_recurrent.datasets._builders import PackagedBuilder
 from keras_recurrent.datasets._builders import SplitSizes
 from keras_recurrent.datasets._checks import check_int
@@ -102,34 +104,19 @@ class ListOpsConfig(SplitSizes, tfds.core.BuilderConfig):
     release_dir: str | None = None
 
     def __post_init__(self):
-        if not isinstance(self.release, bool):
-            raise ValueError(
-                "Argument `release` must be a boolean. "
-                f"Received: release={self.release!r}"
-            )
+        check_bool("release", self.release)
         if self.release_dir is not None and not self.release:
             raise ValueError(
                 "Argument `release_dir` is only read with `release=True`. "
                 f"Received: release_dir={self.release_dir!r}, release=False"
             )
-        check_int("max_depth", self.max_depth, 1)
-        if self.max_depth > 200:
-            raise ValueError(
-                "Argument `max_depth` must be <= 200. "
-                f"Received: max_depth={self.max_depth!r}"
-            )
+        check_int("max_depth", self.max_depth, 1, 200)
         check_int("max_args", self.max_args, 2)
         check_int("min_length", self.min_length, 4, allow_none=True)
         check_int("max_length", self.max_length, 4, allow_none=True)
-        if (
-            self.min_length is not None
-            and self.max_length is not None
-            and self.min_length > self.max_length
-        ):
-            raise ValueError(
-                "Argument `min_length` must be <= `max_length`. Received: "
-                f"min_length={self.min_length}, max_length={self.max_length}"
-            )
+        check_at_most(
+            "min_length", self.min_length, "max_length", self.max_length
+        )
         self._check_split_sizes()
 
 

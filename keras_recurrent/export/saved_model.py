@@ -7,6 +7,9 @@ import warnings
 import keras
 import tensorflow as tf
 
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_string
+from keras_recurrent._checks import invalid
 from keras_recurrent.export import _jax_export
 from keras_recurrent.export._tensorflow_process import (
     export_in_tensorflow_process,
@@ -166,16 +169,8 @@ def export_saved_model(
             "Argument `model` must be a `keras.Model`. "
             f"Received: model={model!r} of type {type(model).__name__}"
         )
-    if not isinstance(lengths, bool):
-        raise ValueError(
-            "Argument `lengths` must be a boolean. "
-            f"Received: lengths={lengths!r}"
-        )
-    if not isinstance(endpoint_name, str) or not endpoint_name:
-        raise ValueError(
-            "Argument `endpoint_name` must be a non-empty string. "
-            f"Received: endpoint_name={endpoint_name!r}"
-        )
+    lengths = check_bool("lengths", lengths)
+    check_string("endpoint_name", endpoint_name)
     model_inputs = _model_inputs(model)
     if input_signature is None:
         if model_inputs is None:
@@ -346,10 +341,11 @@ def _normalize_signature(input_signature, model_inputs):
         shape = getattr(spec, "shape", None)
         dtype = getattr(spec, "dtype", None)
         if shape is None or dtype is None:
-            raise ValueError(
-                "Argument `input_signature` must be a list of `tf.TensorSpec`, "
-                "`keras.InputSpec` or `KerasTensor` with a shape and a dtype. "
-                f"Received: input_signature={input_signature!r}"
+            raise invalid(
+                "input_signature",
+                input_signature,
+                "a list of `tf.TensorSpec`, `keras.InputSpec` or "
+                "`KerasTensor` with a shape and a dtype",
             )
         name = getattr(spec, "name", None)
         if not name or _AUTO_TENSOR_NAME.match(name):

@@ -11,6 +11,7 @@ from keras_recurrent._batching import padding_of
 from keras_recurrent._batching import with_checked_tensors
 from keras_recurrent._batching import with_int32_indices
 from keras_recurrent._batching import zero
+from keras_recurrent._checks import check_dtype
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import validate_graph_tensors
@@ -44,11 +45,9 @@ def graph_spec(node_features, *, node_mask_dtype="int32"):
     ... )
     """
     node_features = check_positive_int("node_features", node_features)
-    if node_mask_dtype not in ("int32", "bool"):
-        raise ValueError(
-            "Argument `node_mask_dtype` must be 'int32' or 'bool'. "
-            f"Received: node_mask_dtype={node_mask_dtype!r}"
-        )
+    node_mask_dtype = check_dtype(
+        "node_mask_dtype", node_mask_dtype, ("int32", "bool")
+    )
     return {
         "node_inputs": tf.TensorSpec(
             (None, node_features), tf.float32, name="node_inputs"

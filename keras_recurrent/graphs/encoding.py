@@ -5,6 +5,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from keras_recurrent._batching import INT32_MAX
+from keras_recurrent._checks import check_dtype
+from keras_recurrent._checks import check_not_empty
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 
@@ -252,11 +254,9 @@ def encode_graphs(
     >>> batch["edges"][1].tolist(), batch["node_mask"][1].tolist()
     ([[1, 0], [-1, -1]], [1, 1, 0, 0])
     """
-    if node_mask_dtype not in _NODE_MASK_DTYPES:
-        raise ValueError(
-            f"Argument `node_mask_dtype` must be one of {_NODE_MASK_DTYPES}. "
-            f"Received: node_mask_dtype={node_mask_dtype!r}"
-        )
+    node_mask_dtype = check_dtype(
+        "node_mask_dtype", node_mask_dtype, _NODE_MASK_DTYPES
+    )
     if isinstance(graphs, Mapping) or _is_networkx_graph(graphs):
         raise ValueError(
             "Argument `graphs` must be an iterable of graphs (wrap a single "
@@ -266,8 +266,7 @@ def encode_graphs(
         _encode_one(graph, index, num_edge_types)
         for index, graph in enumerate(graphs)
     ]
-    if not encoded:
-        raise ValueError("Argument `graphs` must not be empty. Received: []")
+    check_not_empty("graphs", encoded)
     check_positive_int("num_nodes", num_nodes, allow_none=True)
     check_positive_int("num_edges", num_edges, allow_none=True, allow_zero=True)
     sizes = [graph["node_mask"].shape[0] for graph in encoded]

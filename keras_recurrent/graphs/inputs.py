@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_recurrent._checks import check_dtype
 from keras_recurrent._checks import check_positive_int
 
 
@@ -55,11 +56,9 @@ def graph_inputs(
     node_features = check_positive_int("node_features", node_features)
     num_nodes = check_positive_int("num_nodes", num_nodes, allow_none=True)
     num_edges = check_positive_int("num_edges", num_edges, allow_none=True)
-    if node_mask_dtype not in ("int32", "bool"):
-        raise ValueError(
-            "Argument `node_mask_dtype` must be 'int32' or 'bool'. "
-            f"Received: node_mask_dtype={node_mask_dtype!r}"
-        )
+    node_mask_dtype = check_dtype(
+        "node_mask_dtype", node_mask_dtype, ("int32", "bool")
+    )
     return {
         "node_inputs": keras.Input(
             (num_nodes, node_features), name="node_inputs"

@@ -3,9 +3,11 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_stateful_batch
 from keras_recurrent.layers._sequence_checks import record_features
@@ -52,25 +54,21 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
             trainable=kwargs.get("trainable", True),
             name="cell",
         )
-        super().__init__(
-            cell,
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            unroll=unroll,
-            zero_output_for_mask=zero_output_for_mask,
-            **kwargs,
-        )
+        # Keras' RNN takes any value here; `"no"` would mean True.
+        flags = {
+            "return_sequences": return_sequences,
+            "return_state": return_state,
+            "go_backwards": go_backwards,
+            "stateful": stateful,
+            "unroll": unroll,
+            "zero_output_for_mask": zero_output_for_mask,
+        }
+        for name, value in flags.items():
+            check_bool(name, value)
+        super().__init__(cell, **flags, **kwargs)
 
     def build(self, sequences_shape, initial_state_shape=None):
-        sequences_shape = tuple(sequences_shape)
-        if len(sequences_shape) != 3:
-            raise ValueError(
-                f"{type(self).__name__} expects `inputs` of rank 3 "
-                "(batch, timesteps, features). "
-                f"Received: inputs.shape={sequences_shape}"
-            )
+        sequences_shape = check_sequence_shape(self, sequences_shape)
         record_features(self, sequences_shape)
         super().build(sequences_shape, initial_state_shape)
 

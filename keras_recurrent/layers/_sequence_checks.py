@@ -9,6 +9,46 @@ import keras
 from keras import ops
 
 from keras_recurrent._checks import check_float_dtype
+from keras_recurrent._checks import check_known_last_axis
+
+
+def check_sequence_shape(
+    layer, shape, *, name="inputs", known_features=False, context=None
+):
+    """Returns `shape` as a tuple, or raises unless it is of rank 3.
+
+    The one rank check of the sequence layers: `build`,
+    `compute_output_shape` and `call` (through `check_sequences`) all use it.
+
+    Args:
+        layer: The layer checking its input (its class names the error).
+        shape: The shape to check.
+        name: The argument's name in the error.
+        known_features: Whether the last size must be known too (for
+            `build`, which sizes weights by it).
+        context: When the last size must be known, e.g.
+            `"for mode='attention'"`, where that depends on an argument.
+    """
+    shape = tuple(shape)
+    if len(shape) != 3:
+        raise ValueError(
+            f"{type(layer).__name__} expects `{name}` of rank 3 "
+            f"(batch, timesteps, features). Received: {name}.shape={shape}"
+        )
+    if known_features:
+        check_known_last_axis(name, shape, context)
+    return shape
+
+
+def check_built_width(layer, shape, features, *, name="inputs", note=""):
+    """Raises unless the last size of `shape`, where known, is `features`,
+    the width `layer` was built for (`None`: any width); `note` ends the
+    message."""
+    if features is not None and shape[-1] is not None and shape[-1] != features:
+        raise ValueError(
+            f"{type(layer).__name__} was built for `{name}` with {features} "
+            f"features (last axis). Received: {name}.shape={shape}{note}"
+        )
 
 
 def check_sequences(layer, sequences, features=None, *, name="inputs"):
@@ -22,18 +62,9 @@ def check_sequences(layer, sequences, features=None, *, name="inputs"):
         name: The argument's name in the error.
     """
     layer_name = type(layer).__name__
-    shape = tuple(sequences.shape)
-    if len(shape) != 3:
-        raise ValueError(
-            f"{layer_name} expects `{name}` of rank 3 "
-            f"(batch, timesteps, features). Received: {name}.shape={shape}"
-        )
+    shape = check_sequence_shape(layer, sequences.shape, name=name)
     check_float_dtype(layer, sequences, name)
-    if features is not None and shape[2] is not None and shape[2] != features:
-        raise ValueError(
-            f"{layer_name} was built for `{name}` with {features} features "
-            f"(last axis). Received: {name}.shape={shape}"
-        )
+    check_built_width(layer, shape, features, name=name)
     if shape[1] == 0:
         raise ValueError(
             f"{layer_name} needs at least one timestep. "
@@ -158,6 +189,21 @@ def max_over_time(values, axis=1):
     return ops.squeeze(ops.take_along_axis(values, best, axis=axis), axis)
 
 
+def check_step_shape(cell, shape, *, known_features=False):
+    """Returns `shape` as a tuple, or raises unless it is one step's
+    `(batch, features)`; with `known_features` (for `build`), the last size
+    must be known too."""
+    shape = tuple(shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"{type(cell).__name__} expects one step's `inputs` of rank 2 "
+            f"(batch, features). Received: inputs.shape={shape}"
+        )
+    if known_features:
+        check_known_last_axis("inputs", shape)
+    return shape
+
+
 def check_step_inputs(cell, inputs, features):
     """Raises unless one step's `inputs` are `(batch, features)`.
 
@@ -165,14 +211,5 @@ def check_step_inputs(cell, inputs, features):
     width other than the one it was built for would otherwise fail in a
     matmul, with the matrix sizes only.
     """
-    shape = tuple(inputs.shape)
-    if len(shape) != 2:
-        raise ValueError(
-            f"{type(cell).__name__} expects one step's `inputs` of rank 2 "
-            f"(batch, features). Received: inputs.shape={shape}"
-        )
-    if features is not None and shape[1] is not None and shape[1] != features:
-        raise ValueError(
-            f"{type(cell).__name__} was built for `inputs` with {features} "
-            f"features (last axis). Received: inputs.shape={shape} (one step)"
-        )
+    shape = check_step_shape(cell, inputs.shape)
+    check_built_width(cell, shape, features, note=" (one step)")

@@ -8,6 +8,8 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_int
+from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._concrete import on_meta_device
@@ -98,14 +100,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         self.recurrent_dropout = check_rate(
             "recurrent_dropout", recurrent_dropout
         )
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, int)
-        ):
-            raise ValueError(
-                f"Argument `seed` must be an integer or None. Received: "
-                f"seed={seed!r}"
-            )
-        self.seed = seed
+        self.seed = check_int("seed", seed, allow_none=True)
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
@@ -129,12 +124,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         check_tree_input_shapes(self, shapes, arity=self._arity)
         if levels_shape is not None:
             check_schedule_shape(self, levels_shape, shapes[1])
-        features = shapes[0][-1]
-        if features is None:
-            raise ValueError(
-                "The last dimension of `node_inputs` must be defined. "
-                f"Received: node_inputs.shape={tuple(shapes[0])}"
-            )
+        features = check_known_last_axis("node_inputs", shapes[0])[-1]
         units = self.units
         self.kernel = self.add_weight(
             shape=(features, 4 * units),

@@ -10,9 +10,12 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent._checks import invalid
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
 from keras_recurrent.layers._initializers import gate_bias
@@ -22,6 +25,7 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_step_inputs
+from keras_recurrent.layers._sequence_checks import check_step_shape
 from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Pre-activation blocks of `kernel_j` per unit type (Keras' cell orders).
@@ -36,17 +40,15 @@ OUTPUT_MODES = ("top", "all")
 
 def resolve_units(units, num_layers):
     """Per-layer widths from `units` (int or list) and `num_layers`."""
-    if num_layers is not None and not is_positive_int(num_layers):
-        raise ValueError(
-            "Argument `num_layers` must be a positive integer (at least 1) "
-            f"or None. Received: num_layers={num_layers!r}"
+    num_layers = check_positive_int("num_layers", num_layers, allow_none=True)
+    widths = units if isinstance(units, (list, tuple)) else [units]
+    if not widths or not all(is_positive_int(u) for u in widths):
+        raise invalid(
+            "units",
+            units,
+            "a positive integer or a non-empty list of positive integers",
         )
     if isinstance(units, (list, tuple)):
-        if not units or not all(is_positive_int(u) for u in units):
-            raise ValueError(
-                "Argument `units` must be a positive integer or a non-empty "
-                f"list of positive integers. Received: units={units!r}"
-            )
         if num_layers is not None and len(units) != num_layers:
             raise ValueError(
                 "Argument `units` must have one width per layer: its length "
@@ -54,11 +56,6 @@ def resolve_units(units, num_layers):
                 f"(length {len(units)}), num_layers={num_layers!r}"
             )
         return [int(u) for u in units]
-    if not is_positive_int(units):
-        raise ValueError(
-            "Argument `units` must be a positive integer or a non-empty list "
-            f"of positive integers. Received: units={units!r}"
-        )
     return [int(units)] * (1 if num_layers is None else num_layers)
 
 
@@ -243,8 +240,8 @@ class GatedFeedbackCell(
         )
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
-        self.use_bias = use_bias
-        self.unit_forget_bias = unit_forget_bias
+        self.use_bias = check_bool("use_bias", use_bias)
+        self.unit_forget_bias = check_bool("unit_forget_bias", unit_forget_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
@@ -278,13 +275,7 @@ class GatedFeedbackCell(
         self._projected_loop = None
 
     def build(self, input_shape):
-        input_shape = tuple(input_shape)
-        if len(input_shape) != 2 or input_shape[-1] is None:
-            raise ValueError(
-                f"{type(self).__name__} expects `inputs` of rank 2 "
-                "(batch, features) with a defined last dimension. "
-                f"Received: inputs.shape={input_shape}"
-            )
+        input_shape = check_step_shape(self, input_shape, known_features=True)
         num_layers, widths = self.num_layers, self.layer_units
         num_blocks = len(self.gate_blocks)
         self.input_widths = [int(input_shape[-1])] + widths[:-1]

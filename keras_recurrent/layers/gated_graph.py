@@ -8,6 +8,7 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
@@ -292,12 +293,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
     def build(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
         check_graph_input_shapes(self, shapes)
-        features = shapes[0][-1]
-        if features is None:
-            raise ValueError(
-                "The last dimension of `node_inputs` must be defined. "
-                f"Received: node_inputs.shape={tuple(shapes[0])}"
-            )
+        features = check_known_last_axis("node_inputs", shapes[0])[-1]
         if features > self.units:
             raise ValueError(
                 f"`node_inputs` has {features} features, more than "

@@ -7,8 +7,10 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import DropoutRNNCellMixin
@@ -17,6 +19,7 @@ from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_step_inputs
+from keras_recurrent.layers._sequence_checks import check_step_shape
 
 # What each variant changes relative to the vanilla LSTM ("V"). Keys are the
 # structural switches of `LSTMVariantCell`; see the class docstring.
@@ -201,16 +204,9 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         self.projection_units = check_positive_int(
             "projection_units", projection_units, allow_none=True
         )
-        if cell_clip is not None and not (
-            isinstance(cell_clip, (int, float))
-            and not isinstance(cell_clip, bool)
-            and cell_clip > 0
-        ):
-            raise ValueError(
-                "Argument `cell_clip` must be a positive number or None. "
-                f"Received: cell_clip={cell_clip!r}"
-            )
-        self.cell_clip = None if cell_clip is None else float(cell_clip)
+        self.cell_clip = check_positive_float(
+            "cell_clip", cell_clip, allow_none=True
+        )
         self.dropout = check_rate("dropout", dropout)
         self.recurrent_dropout = check_rate(
             "recurrent_dropout", recurrent_dropout
@@ -227,13 +223,16 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
             "full_gate_recurrence": False,
         }
         structure.update(VARIANTS[self.variant])
+        use_peepholes = check_bool(
+            "use_peepholes", use_peepholes, allow_none=True
+        )
         if use_peepholes is not None:
             if use_peepholes and self.variant == "NP":
                 raise ValueError(
                     "Variant 'NP' has no peepholes. Received: "
                     f"variant={variant!r}, use_peepholes={use_peepholes!r}"
                 )
-            structure["peepholes"] = bool(use_peepholes)
+            structure["peepholes"] = use_peepholes
         self.use_peepholes = structure["peepholes"]
         self._structure = structure
         # Gate blocks in Keras' LSTMCell order, restricted to those present.
@@ -250,8 +249,8 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
 
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
-        self.use_bias = use_bias
-        self.unit_forget_bias = unit_forget_bias
+        self.use_bias = check_bool("use_bias", use_bias)
+        self.unit_forget_bias = check_bool("unit_forget_bias", unit_forget_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
@@ -281,18 +280,8 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         self.output_size = state_units
 
     def build(self, input_shape):
-        input_shape = tuple(input_shape)
-        if len(input_shape) != 2:
-            raise ValueError(
-                f"{type(self).__name__} expects `inputs` of rank 2 "
-                f"(batch, features). Received: inputs.shape={input_shape}"
-            )
+        input_shape = check_step_shape(self, input_shape, known_features=True)
         input_dim = input_shape[-1]
-        if input_dim is None:
-            raise ValueError(
-                "The last dimension of `inputs` must be defined. "
-                f"Received: inputs.shape={input_shape}"
-            )
         units = self.units
         n_blocks = len(self.gate_blocks)
         self.kernel = self.add_weight(

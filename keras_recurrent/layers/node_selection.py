@@ -7,6 +7,7 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
@@ -131,13 +132,8 @@ class NodeSelection(KnownRankInputs, keras.layers.Layer):
         self.hidden_units = check_positive_int(
             "hidden_units", hidden_units, allow_none=True
         )
-        if not isinstance(use_bias, bool):
-            raise ValueError(
-                "Argument `use_bias` must be a boolean. "
-                f"Received: use_bias={use_bias!r}"
-            )
         self.activation = activations.get(activation)
-        self.use_bias = use_bias
+        self.use_bias = check_bool("use_bias", use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)

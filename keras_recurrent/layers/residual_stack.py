@@ -6,10 +6,15 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_positive_float
+from keras_recurrent._checks import check_rate
+from keras_recurrent._checks import invalid
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import record_features
 from keras_recurrent.layers.sequence_pooling import SequencePooling
@@ -141,33 +146,16 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
     ):
         super().__init__(**kwargs)
         if not isinstance(layers, (list, tuple)) or not layers:
-            raise ValueError(
-                "Argument `layers` must be a non-empty list of RNN cells or "
-                f"RNN layers. Received: layers={layers!r}"
+            raise invalid(
+                "layers", layers, "a non-empty list of RNN cells or RNN layers"
             )
-        if (
-            isinstance(dropout, bool)
-            or not isinstance(dropout, (int, float))
-            or not 0.0 <= dropout < 1.0
-        ):
-            raise ValueError(
-                "Argument `dropout` must be a float in [0, 1). "
-                f"Received: dropout={dropout!r}"
-            )
-        if (
-            isinstance(layer_norm_epsilon, bool)
-            or not isinstance(layer_norm_epsilon, (int, float))
-            or layer_norm_epsilon <= 0
-        ):
-            raise ValueError(
-                "Argument `layer_norm_epsilon` must be a positive float. "
-                f"Received: layer_norm_epsilon={layer_norm_epsilon!r}"
-            )
-        self.residual = bool(residual)
-        self.layer_norm = bool(layer_norm)
-        self.return_sequences = bool(return_sequences)
-        self.dropout = float(dropout)
-        self.layer_norm_epsilon = float(layer_norm_epsilon)
+        self.residual = check_bool("residual", residual)
+        self.layer_norm = check_bool("layer_norm", layer_norm)
+        self.return_sequences = check_bool("return_sequences", return_sequences)
+        self.dropout = check_rate("dropout", dropout)
+        self.layer_norm_epsilon = check_positive_float(
+            "layer_norm_epsilon", layer_norm_epsilon
+        )
         self.projection_initializer = initializers.get(projection_initializer)
         self.projection_regularizer = regularizers.get(projection_regularizer)
         self.projection_constraint = constraints.get(projection_constraint)
@@ -221,7 +209,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
-        shape = _check_input_shape(self, input_shape)
+        shape = check_sequence_shape(self, input_shape, known_features=True)
         record_features(self, shape)
         # One entry per RNN, `None` where there is no such sublayer.
         self.layer_norms = []
@@ -301,7 +289,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
         return mask if self.return_sequences else None
 
     def compute_output_shape(self, input_shape):
-        shape = _check_input_shape(self, input_shape)
+        shape = check_sequence_shape(self, input_shape, known_features=True)
         for rnn in self.rnn_layers:
             shape = _rnn_output_shape(rnn, shape)
         if self.return_sequences:
@@ -384,19 +372,3 @@ def _rnn_output_shape(rnn, shape):
             f"shape {shape}"
         )
     return output_shape
-
-
-def _check_input_shape(layer, input_shape):
-    input_shape = tuple(input_shape)
-    if len(input_shape) != 3:
-        raise ValueError(
-            f"{type(layer).__name__} expects `inputs` of rank 3 "
-            "(batch, timesteps, features). "
-            f"Received: inputs.shape={input_shape}"
-        )
-    if input_shape[-1] is None:
-        raise ValueError(
-            "The last dimension of `inputs` must be defined. "
-            f"Received: inputs.shape={input_shape}"
-        )
-    return input_shape

@@ -6,10 +6,13 @@ from keras import initializers
 from keras import ops
 from keras import regularizers
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
+from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import last_valid_step
 from keras_recurrent.layers._sequence_checks import max_over_time
@@ -129,25 +132,19 @@ class SequencePooling(KnownRankInputs, keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        mode = check_option("mode", mode, MODES)
-        if return_attention_scores and mode != "attention":
+        self.mode = check_option("mode", mode, MODES)
+        self.return_attention_scores = check_bool(
+            "return_attention_scores", return_attention_scores
+        )
+        if self.return_attention_scores and self.mode != "attention":
             raise ValueError(
                 "Argument `return_attention_scores` needs "
                 "`mode='attention'`. Received: return_attention_scores="
-                f"{return_attention_scores!r}, mode={mode!r}"
+                f"{return_attention_scores!r}, mode={self.mode!r}"
             )
-        if attention_units is not None and (
-            isinstance(attention_units, bool)
-            or not isinstance(attention_units, int)
-            or attention_units <= 0
-        ):
-            raise ValueError(
-                "Argument `attention_units` must be a positive integer or "
-                f"None. Received: attention_units={attention_units!r}"
-            )
-        self.mode = mode
-        self.return_attention_scores = bool(return_attention_scores)
-        self.attention_units = attention_units
+        self.attention_units = check_positive_int(
+            "attention_units", attention_units, allow_none=True
+        )
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
         self.context_initializer = initializers.get(context_initializer)
@@ -160,15 +157,16 @@ class SequencePooling(KnownRankInputs, keras.layers.Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
-        input_shape = _check_input_shape(self, input_shape)
-        if self.mode != "attention":
+        attention = self.mode == "attention"
+        input_shape = check_sequence_shape(
+            self,
+            input_shape,
+            known_features=attention,
+            context="for mode='attention'",
+        )
+        if not attention:
             return
         features = input_shape[-1]
-        if features is None:
-            raise ValueError(
-                "The last dimension of `inputs` must be defined for "
-                f"mode='attention'. Received: inputs.shape={input_shape}"
-            )
         units = self.attention_units or features
         self.kernel = self.add_weight(
             shape=(features, units),
@@ -241,7 +239,7 @@ class SequencePooling(KnownRankInputs, keras.layers.Layer):
         return None
 
     def compute_output_shape(self, input_shape):
-        input_shape = _check_input_shape(self, input_shape)
+        input_shape = check_sequence_shape(self, input_shape)
         pooled_shape = (input_shape[0], input_shape[2])
         if self.return_attention_scores:
             return pooled_shape, (input_shape[0], input_shape[1])
@@ -258,14 +256,3 @@ class SequencePooling(KnownRankInputs, keras.layers.Layer):
         )
         base_config = super().get_config()
         return {**base_config, **config}
-
-
-def _check_input_shape(layer, input_shape):
-    input_shape = tuple(input_shape)
-    if len(input_shape) != 3:
-        raise ValueError(
-            f"{type(layer).__name__} expects `inputs` of rank 3 "
-            "(batch, timesteps, features). "
-            f"Received: inputs.shape={input_shape}"
-        )
-    return input_shape

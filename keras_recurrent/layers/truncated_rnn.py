@@ -3,10 +3,13 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._checks import invalid
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
+from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import last_valid_step
 from keras_recurrent.layers._sequence_checks import record_features
@@ -96,10 +99,11 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
     def __init__(self, rnn_layer, window, return_sequences=False, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(rnn_layer, keras.layers.RNN):
-            raise ValueError(
-                "Argument `rnn_layer` must be a `keras.layers.RNN` instance, "
-                "such as `keras.layers.LSTM(16)`. "
-                f"Received: rnn_layer={rnn_layer!r}"
+            raise invalid(
+                "rnn_layer",
+                rnn_layer,
+                "a `keras.layers.RNN` instance, such as "
+                "`keras.layers.LSTM(16)`",
             )
         for setting in _UNSUPPORTED_RNN_SETTINGS:
             if getattr(rnn_layer, setting):
@@ -111,22 +115,13 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
                 )
         self.rnn_layer = rnn_layer
         self.window = check_positive_int("window", window)
-        self.return_sequences = bool(return_sequences)
+        self.return_sequences = check_bool("return_sequences", return_sequences)
         self.supports_masking = True
 
     def build(self, input_shape):
-        input_shape = tuple(input_shape)
-        if len(input_shape) != 3:
-            raise ValueError(
-                "TruncatedRNN expects `inputs` of rank 3 "
-                f"(batch, timesteps, features). Received: inputs.shape="
-                f"{input_shape}"
-            )
-        if input_shape[-1] is None:
-            raise ValueError(
-                "The last dimension of `inputs` must be defined. "
-                f"Received: inputs.shape={input_shape}"
-            )
+        input_shape = check_sequence_shape(
+            self, input_shape, known_features=True
+        )
         record_features(self, input_shape)
         if not self.rnn_layer.built:
             self.rnn_layer.build((None, self.window, input_shape[-1]))
@@ -137,7 +132,7 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
         )[-1]
 
     def compute_output_shape(self, input_shape):
-        batch, timesteps, features = tuple(input_shape)
+        batch, timesteps, features = check_sequence_shape(self, input_shape)
         units = self._units(features)
         if self.return_sequences:
             return (batch, timesteps, units)

@@ -48,6 +48,9 @@ Reference:
 
 import numpy as np
 
+from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_positive_int
+
 TREE_LEVELS = "tree_levels"
 
 # Consecutive trees that share the slots of a packed schedule
@@ -123,19 +126,10 @@ def tree_levels(
             "agree. Received: children.shape="
             f"{children.shape}, node_mask.shape={real.shape}"
         )
-    if level_width is not None and (
-        isinstance(level_width, bool)
-        or not isinstance(level_width, (int, np.integer))
-        or level_width < 1
-    ):
-        raise ValueError(
-            "Argument `level_width` must be a positive integer or None. "
-            f"Received: level_width={level_width!r}"
-        )
-    if not isinstance(pack, (bool, np.bool_)):
-        raise ValueError(
-            f"Argument `pack` must be a boolean. Received: pack={pack!r}"
-        )
+    level_width = check_positive_int(
+        "level_width", level_width, allow_none=True
+    )
+    pack = check_bool("pack", pack)
     forest = _Forest(children, real, PACKED_TREES if pack else 1)
     if level_width is None:
         width, steps = forest.cheapest_width()

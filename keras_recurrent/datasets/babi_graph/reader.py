@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_recurrent.datasets._text import brief
 from keras_recurrent.datasets._text import check_file
+from keras_recurrent.datasets._text import line_error
 from keras_recurrent.datasets._text import read_lines
 from keras_recurrent.datasets.babi_graph.tasks import check_task
 from keras_recurrent.graphs.encoding import encode_graphs
@@ -192,9 +193,8 @@ def _read_examples(path, spec, largest_id):
                     nodes = edges[-1][::2]
                 _check_node_ids(nodes, largest_id)
             except ValueError as error:
-                raise ValueError(
-                    f"{path}, line {number}: {error}. Received: "
-                    f"{brief(' '.join(fields))}"
+                raise line_error(
+                    path, number, error, " ".join(fields)
                 ) from None
         if not questions:
             raise ValueError(
