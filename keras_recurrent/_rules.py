@@ -40,6 +40,19 @@ class _NumPyOps:
 NUMPY = _NumPyOps()
 
 
+def show(arrays, name, *index):
+    """`name[i, j]=value` for a message."""
+    value = arrays[name][index].tolist()
+    return f"{name}[{', '.join(str(i) for i in index)}]={value}"
+
+
+# Trees and graphs alike.
+FINITE_INPUTS_RULE = Rule(
+    "`node_inputs` of real nodes must be finite.",
+    lambda a, *index: show(a, "node_inputs", *index),
+)
+
+
 def first_problem(rules, flags, arrays, **names):
     """The message of the first rule with a flag at its first bad item, or
     `None`; `names` fill the statements' placeholders."""
@@ -65,12 +78,6 @@ def any_bad_example(xp, flags):
     """`(batch,)` bool: the examples with a bad item in any of `flags`,
     each `(batch, items)`."""
     return any_of(xp, [xp.any(flag, axis=1) for flag in flags])
-
-
-def show(arrays, name, *index):
-    """`name[i, j]=value` for a message."""
-    value = arrays[name][index].tolist()
-    return f"{name}[{', '.join(str(i) for i in index)}]={value}"
 
 
 def check_dtypes(arrays, kinds):

@@ -8,6 +8,7 @@ layers with `keras.ops` (see `keras_recurrent._rules`).
 import numpy as np
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._rules import FINITE_INPUTS_RULE
 from keras_recurrent._rules import NUMPY
 from keras_recurrent._rules import Rule
 from keras_recurrent._rules import check_dtypes
@@ -234,11 +235,6 @@ EDGE_RULES = (
             f"edge_types[{graph}, {edge}]={int(a['edge_types'][graph, edge])}"
         ),
     ),
-)
-
-FINITE_INPUTS_RULE = Rule(
-    "`node_inputs` of real nodes must be finite.",
-    lambda a, *index: show(a, "node_inputs", *index),
 )
 
 

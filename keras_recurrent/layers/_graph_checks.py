@@ -38,13 +38,12 @@ def unpack_graph_inputs(layer, inputs):
 def describe_inputs(inputs):
     """A short description of a wrong `inputs` structure for a message."""
     shape = getattr(inputs, "shape", None)
-    if shape is not None:
-        return f"a single tensor of shape {tuple(shape)}"
     if isinstance(inputs, (list, tuple)) and all(
         size is None or isinstance(size, int) for size in inputs
     ):
-        # `build` gets a single tensor's shape.
-        return f"a single tensor of shape {tuple(inputs)}"
+        shape = inputs  # `build` gets a single tensor's shape.
+    if shape is not None:
+        return f"a single tensor of shape {tuple(shape)}"
     if isinstance(inputs, (list, tuple)):
         items = ", ".join(describe_inputs(item) for item in inputs)
         return f"{type(inputs).__name__} of {len(inputs)} ({items})"

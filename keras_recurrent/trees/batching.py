@@ -11,6 +11,8 @@ from keras_recurrent._batching import with_checked_tensors
 from keras_recurrent._batching import with_int32_indices
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._rules import FINITE_INPUTS_RULE
+from keras_recurrent._rules import first_problem
 from keras_recurrent.trees.schedule import TREE_LEVELS
 from keras_recurrent.trees.schedule import tree_levels
 
@@ -323,13 +325,13 @@ def _check_tree(children, node_mask, *node_inputs):
     validate_tree_tensors(children[None], node_mask[None])
     for values in node_inputs:
         real = (node_mask != 0).reshape((-1,) + (1,) * (values.ndim - 1))
-        bad = ~np.isfinite(values) & real
-        if bad.any():
-            index = tuple(np.argwhere(bad)[0].tolist())
-            raise ValueError(
-                "`node_inputs` of real nodes must be finite. Received: "
-                f"node_inputs{list(index)}={values[index].item()}"
-            )
+        problem = first_problem(
+            [FINITE_INPUTS_RULE],
+            [~np.isfinite(values) & real],
+            {"node_inputs": values},
+        )
+        if problem:
+            raise ValueError(problem)
     return children
 
 
