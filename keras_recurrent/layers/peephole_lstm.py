@@ -107,4 +107,6 @@ class PeepholeLSTM(LSTMVariant):
     _fixed_cell_args = ("variant", "use_peepholes")
 
     def __init__(self, units, **kwargs):
+        # The signature a user reads: no `variant` or `use_peepholes`. The
+        # other arguments are `LSTMVariant`'s, with the same defaults.
         super().__init__(units, **kwargs)
