@@ -51,7 +51,9 @@ def candidates(units):
     models = {
         "keras.layers.LSTM": lambda: keras.layers.LSTM(units),
         "PeepholeLSTM": lambda: kr.layers.PeepholeLSTM(units),
-        "CoupledLSTM": lambda: kr.layers.CoupledLSTM(units),
+        "CoupledLSTM": lambda: kr.layers.CoupledLSTM(
+            units, use_peepholes=False
+        ),
     }
     for variant in kr.layers.VARIANTS:
         models[f"LSTMVariant({variant})"] = lambda v=variant: (

@@ -125,6 +125,10 @@ def _make_model(name):
         return _tree_model()
     if name == "GatedGraph":
         return _graph_model()
+    if name == "CoupledLSTM":
+        return _sequence_model(
+            kr.layers.CoupledLSTM(UNITS, use_peepholes=False)
+        )
     return _sequence_model(getattr(kr.layers, name)(UNITS))
 
 

@@ -150,7 +150,7 @@ def graph_model(task, units, node_features, num_nodes):
             units,
             spec.num_edge_types,
             output_steps=spec.max_answer_length,
-            output_mode="graph_classification",
+            task="graph_classification",
             num_classes=spec.num_classes,
             propagation_steps=PROPAGATION_STEPS,
             share_propagation=True,

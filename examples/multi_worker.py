@@ -16,11 +16,11 @@ On a cluster, start one worker per machine with the same arguments:
 
 `--backup-dir` must be storage every worker sees. Worker 0, the chief,
 backs up the model there at the end of every epoch
-(`kr.distribute.backup_and_restore`) and writes the trained weights to
-`--out`. When a worker dies, the others fail in their next collective op
-(`UnavailableError`): restart all of them with the same `TF_CONFIG` and
-arguments, and training resumes at the first epoch not backed up, ending
-with the weights of a job that was never interrupted.
+(`kr.callbacks.multi_worker_backup_and_restore`) and writes the trained
+weights to `--out`. When a worker dies, the others fail in their next
+collective op (`UnavailableError`): restart all of them with the same
+`TF_CONFIG` and arguments, and training resumes at the first epoch not
+backed up, ending with the weights of a job that was never interrupted.
 
 Without `TF_CONFIG` the script is its own launcher: it picks free ports on
 127.0.0.1, starts `--workers` workers with their `TF_CONFIG`, restarts all
@@ -101,7 +101,9 @@ def train_worker(args):
     callbacks = []
     if args.backup_dir:
         callbacks.append(
-            kr.distribute.backup_and_restore(args.backup_dir, strategy)
+            kr.callbacks.multi_worker_backup_and_restore(
+                args.backup_dir, strategy
+            )
         )
     if is_chief:
         from _progress import EpochLine

@@ -293,7 +293,10 @@ CASES = {
         lambda: kr.layers.PeepholeLSTM(UNITS, return_sequences=True), "V"
     ),
     "CoupledLSTM": _lstm_case(
-        lambda: kr.layers.CoupledLSTM(UNITS, return_sequences=True), "CIFG"
+        lambda: kr.layers.CoupledLSTM(
+            UNITS, use_peepholes=False, return_sequences=True
+        ),
+        "CIFG",
     ),
     **{
         f"LSTMVariant({variant})": _lstm_case(

@@ -69,8 +69,8 @@ LAYER_OPTIONS = [
         "dense",
     ),
     (
-        lambda s: kr.layers.GGSNN(4, 2, 1, output_mode=s, num_classes=3),
-        "output_mode",
+        lambda s: kr.layers.GGSNN(4, 2, 1, task=s, num_classes=3),
+        "task",
         "graph_classification",
     ),
 ]

@@ -26,7 +26,7 @@ def tbptt_batches(
 
     A new set of sequences therefore starts every `T // window` batches: reset
     the RNN states there (and at the start of each epoch) with
-    `kr.data.ResetStatesCallback(reset_every=T // window)`. Batches must be
+    `kr.callbacks.ResetStatesCallback(reset_every=T // window)`. Batches must be
     fed in order: pass `shuffle=False` to `fit`. Sequences are neither
     padded nor dropped: `N` must be a multiple of `batch_size` and `T` of
     `window` (trim or pad them first; padded steps can be masked with

@@ -41,14 +41,23 @@ from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
     """Level-batched Tree-LSTM; subclasses define the weights and one level.
 
-    Subclasses implement `_recurrent_kernel_shape(units)`, optionally
-    `_level_weights()` (what `_update` reads of the weights, prepared once
-    per call, outside the loop; the `recurrent_kernel` by default) and
-    `_update(weights, projected, child_h, child_c)`, which maps the input
-    projections (from `_input_weights`, bias included: blocks `[i, o, u,
-    f]`, with `f` once per child slot for N-ary) and the states of the
-    children `(M, K, units)` (zeros in empty slots) of `M` nodes to their
-    new `(h, c)`.
+    The base owns the arguments, the checks, `kernel` `(features, 4 *
+    units)` and `bias` `(4 * units,)` (gate blocks `[i, f, o, u]`), the
+    leaves and the level loop. A subclass fills in the hooks, each declared
+    below with its contract:
+
+    - `_recurrent_kernel_shape(units)`: the shape of `recurrent_kernel`.
+    - `_update(weights, projected, child_h, child_c)`: one level, the new
+      `(h, c)` of `M` inner nodes from their input projections and their
+      children's states.
+    - Optionally `_level_weights()`, what `_update` reads of the weights,
+      prepared once per call, outside the loop (the `recurrent_kernel` by
+      default), and `_arity`, the fixed number of children (`None`: any).
+
+    Leaves do not go through `_update`: the base computes them all at once
+    as `c = σ(x_i) ⊙ tanh(x_u)`, `h = σ(x_o) ⊙ tanh(c)`, what a Tree-LSTM
+    update gives with no children. `docs/guides/adding_a_cell.md` subclasses
+    the base step by step.
 
     After the checks of `children`, `call` works on the real nodes alone
     (padding is often most of a batch). It sorts the real nodes of the
@@ -150,6 +159,50 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             )
         else:
             self.bias = None
+
+    def _recurrent_kernel_shape(self, units):
+        """The shape of `recurrent_kernel`, which `build` creates.
+
+        Args:
+            units: The layer's `units`.
+
+        Returns:
+            A tuple of ints: `(units, 4 * units)` for the Child-Sum
+            Tree-LSTM, `(arity * units, (3 + arity) * units)` for the
+            N-ary one.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must define `_recurrent_kernel_shape`."
+        )
+
+    def _update(self, weights, projected, child_h, child_c):
+        """One level of the loop: the new states of `M` inner nodes.
+
+        Called once per level, inside the loop (under `ops.while_loop`,
+        `fori_loop` or XLA), so it must use `keras.ops` alone and no Python
+        control flow on tensor values. `M` and `K` may be unknown.
+
+        Args:
+            weights: What `_level_weights()` returned, read once per call
+                (the `recurrent_kernel` by default).
+            projected: `(M, (3 + F) * units)`, the nodes' input projections
+                `x W + b` with the gate blocks reordered to `[i, o, u, f]`
+                (`_input_weights`); `F = 1`, or the `_arity` with the
+                forget block repeated once per child slot, `[i, o, u, f_1,
+                ..., f_K]`.
+            child_h: `(M, K, units)`, the `h` of each node's `K` child
+                slots (`K` = the width of `children`), zero in empty slots,
+                with recurrent dropout applied.
+            child_c: `(M, K, units)`, the `c` of the same slots, zero in
+                empty slots.
+
+        Returns:
+            The tuple `(h, c)` of the nodes' new states, each `(M, units)`,
+            in the compute dtype.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must define `_update`."
+        )
 
     def _level_weights(self):
         """What `_update` reads of the recurrent weights, prepared once per

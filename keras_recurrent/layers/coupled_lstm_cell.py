@@ -20,9 +20,12 @@ class CoupledLSTMCell(LSTMVariantCell):
     h_t = o ⊙ tanh(c_t)
     ```
 
-    The bracketed peephole terms are present with `use_peepholes=True`
-    (Greff et al.'s CIFG has them; TF1's `CoupledInputForgetGateLSTMCell`
-    makes them optional, default off, as here).
+    This is Greff et al.'s CIFG: their vanilla LSTM, peepholes included,
+    with coupled input and forget gates, the same cell as
+    `kr.layers.LSTMVariantCell(units, variant="CIFG")`. The bracketed
+    peephole terms go with `use_peepholes=False` (the default of TF1's
+    `CoupledInputForgetGateLSTMCell`), a cell with fewer weights and less
+    work per step.
 
     Weights, for porting in and out (gate blocks `[f, c, o]`):
 
@@ -41,7 +44,8 @@ class CoupledLSTMCell(LSTMVariantCell):
     Args:
         units: Positive integer, dimensionality of the cell state.
         use_peepholes: Whether the forget and output gates read the cell
-            state. Defaults to `False`.
+            state. Defaults to `True` (Greff et al.'s CIFG); `False` drops the
+            peephole weights and is faster.
         activation: Cell input and output activation. Defaults to `"tanh"`.
         recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
         use_bias: Whether to add `bias`. Defaults to `True`.
@@ -99,7 +103,7 @@ class CoupledLSTMCell(LSTMVariantCell):
           https://arxiv.org/abs/1503.04069)
     """
 
-    def __init__(self, units, use_peepholes=False, **kwargs):
+    def __init__(self, units, use_peepholes=True, **kwargs):
         if "variant" in kwargs:
             raise ValueError(
                 "CoupledLSTMCell does not take `variant`; use "

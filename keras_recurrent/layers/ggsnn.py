@@ -1,5 +1,7 @@
 """Gated graph sequence neural networks (GGS-NN) of Li et al. (2016)."""
 
+import warnings
+
 import keras
 from keras import initializers
 from keras import ops
@@ -19,7 +21,7 @@ from keras_recurrent.layers.gated_graph import GatedGraph
 from keras_recurrent.layers.graph_readout import GraphReadout
 from keras_recurrent.layers.node_selection import NodeSelection
 
-OUTPUT_MODES = ("node_selection", "graph_classification")
+TASKS = ("node_selection", "graph_classification")
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -35,8 +37,8 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
 
     ```
     H^(k)     = GatedGraph_o(X^(k), edges)        (F_o's propagation)
-    o^(k)     = NodeSelection([H^(k), X^(k)])      (output_mode
-                or Dense(GraphReadout([H^(k), X^(k)]))  picks the head)
+    o^(k)     = NodeSelection([H^(k), X^(k)])      (`task` picks
+                or Dense(GraphReadout([H^(k), X^(k)]))  the head)
     H_X^(k)   = GatedGraph_X(X^(k), edges)        (F_X's propagation; the
                                                    same as H^(k) with
                                                    share_propagation)
@@ -82,9 +84,11 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
             (at least the number of node features `D`).
         num_edge_types: Positive integer, the number of edge types.
         output_steps: Positive integer, the number of outputs per graph.
-        output_mode: `"node_selection"` (default): each output is logits
-            over the nodes. `"graph_classification"`: each output is logits
-            over `num_classes` classes.
+        task: `"node_selection"` (default): each output is logits over the
+            nodes. `"graph_classification"`: each output is logits over
+            `num_classes` classes. (The name of `kr.tuning.GraphHyperModel`'s
+            argument; `output_mode=`, its former name, is still accepted
+            with a `DeprecationWarning`, and configs saved with it load.)
         num_classes: Positive integer, the number of classes for
             `"graph_classification"`; must be `None` otherwise.
         propagation_steps: Positive integer, the propagation steps of each
@@ -165,7 +169,7 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
         units,
         num_edge_types,
         output_steps,
-        output_mode="node_selection",
+        task="node_selection",
         num_classes=None,
         propagation_steps=5,
         add_reverse_edges=True,
@@ -181,22 +185,27 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
         bias_initializer="zeros",
         **kwargs,
     ):
+        # Messages name the argument as the caller spelled it.
+        task_argument = "task"
+        if "output_mode" in kwargs:
+            task_argument = "output_mode"
+            task = _deprecated_output_mode(task, kwargs.pop("output_mode"))
         super().__init__(**kwargs)
         self.units = check_positive_int("units", units)
         self.num_edge_types = check_positive_int(
             "num_edge_types", num_edge_types
         )
         self.output_steps = check_positive_int("output_steps", output_steps)
-        output_mode = check_option("output_mode", output_mode, OUTPUT_MODES)
-        self.output_mode = output_mode
-        if output_mode == "graph_classification":
+        task = check_option(task_argument, task, TASKS)
+        self.task = task
+        if task == "graph_classification":
             self.num_classes = check_positive_int("num_classes", num_classes)
         elif num_classes is not None:
             raise ValueError(
                 "Argument `num_classes` is only for "
-                "output_mode='graph_classification'. "
+                f"{task_argument}='graph_classification'. "
                 f"Received: num_classes={num_classes!r}, "
-                f"output_mode={output_mode!r}"
+                f"{task_argument}={task!r}"
             )
         else:
             self.num_classes = None
@@ -264,7 +273,7 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
             if share_propagation
             else propagation("annotation_propagation", 1)
         )
-        if output_mode == "node_selection":
+        if task == "node_selection":
             self.node_selection = NodeSelection(
                 hidden_units=hidden_units,
                 **self._initializers(2),
@@ -286,6 +295,16 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
                 dtype=self.dtype_policy,
             )
         self.annotation_hidden = self._hidden_layer("annotation_hidden", 5)
+
+    @property
+    def output_mode(self):
+        """Deprecated name of `task`."""
+        warnings.warn(
+            "`GGSNN.output_mode` is deprecated; use `GGSNN.task`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.task
 
     def _initializers(self, index, recurrent=False):
         """The initializers of sublayer `index`, with its own seeds."""
@@ -338,7 +357,7 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
         self.annotation.build((batch_size, num_nodes, annotation_inputs))
         states_shape = (batch_size, num_nodes, self.units)
         node_shapes = [states_shape, node_inputs_shape, tuple(shapes[3])]
-        if self.output_mode == "node_selection":
+        if self.task == "node_selection":
             self.node_selection.build(node_shapes)
         else:
             self.readout.build(node_shapes)
@@ -370,7 +389,7 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
                 graph, training=training, _checked=True
             )
             node_inputs_and_mask = [states, annotations, node_mask]
-            if self.output_mode == "node_selection":
+            if self.task == "node_selection":
                 outputs.append(self.node_selection(node_inputs_and_mask))
             else:
                 graph_vector = self.readout(node_inputs_and_mask)
@@ -399,7 +418,7 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
     def compute_output_shape(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
         batch_size, num_nodes, features = tuple(shapes[0])
-        if self.output_mode == "node_selection":
+        if self.task == "node_selection":
             logits_shape = (batch_size, self.output_steps, num_nodes)
         else:
             logits_shape = (batch_size, self.output_steps, self.num_classes)
@@ -417,7 +436,7 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
             "units": self.units,
             "num_edge_types": self.num_edge_types,
             "output_steps": self.output_steps,
-            "output_mode": self.output_mode,
+            "task": self.task,
             "num_classes": self.num_classes,
             "propagation_steps": self.propagation_steps,
             "add_reverse_edges": self.add_reverse_edges,
@@ -442,3 +461,27 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
         }
         base_config = super().get_config()
         return {**base_config, **config}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        if "output_mode" in config:  # Saved before `task` had its name.
+            config["task"] = config.pop("output_mode")
+        return super().from_config(config)
+
+
+def _deprecated_output_mode(task, output_mode):
+    """`task` from the deprecated `output_mode=` argument of `GGSNN`."""
+    warnings.warn(
+        "`GGSNN(output_mode=...)` is deprecated; use `task=...`, as in "
+        "`kr.tuning.GraphHyperModel`. `output_mode` will be removed in the "
+        "next release.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if task != "node_selection":
+        raise ValueError(
+            "Pass `task` only: `output_mode` is its deprecated name. "
+            f"Received: task={task!r}, output_mode={output_mode!r}"
+        )
+    return output_mode

@@ -1,5 +1,7 @@
 """RNN layer running an `LSTMVariantCell` over a sequence."""
 
+import inspect
+
 import keras
 
 from keras_recurrent.layers._cell_rnn import CellRNN
@@ -96,6 +98,13 @@ class LSTMVariant(CellRNN):
           https://arxiv.org/abs/1503.04069)
     """
 
+    # The cell the layer wraps, and the cell arguments which that class fixes
+    # itself and so neither takes nor saves (`PeepholeLSTM`, `CoupledLSTM`):
+    # left at their default here, they are left out; any other value goes to
+    # the cell, which refuses it.
+    _cell_class = LSTMVariantCell
+    _fixed_cell_args = ()
+
     def __init__(
         self,
         units,
@@ -133,37 +142,42 @@ class LSTMVariant(CellRNN):
         zero_output_for_mask=False,
         **kwargs,
     ):
+        cell_args = {
+            "units": units,
+            "variant": variant,
+            "use_peepholes": use_peepholes,
+            "activation": activation,
+            "recurrent_activation": recurrent_activation,
+            "use_bias": use_bias,
+            "kernel_initializer": kernel_initializer,
+            "recurrent_initializer": recurrent_initializer,
+            "bias_initializer": bias_initializer,
+            "peephole_initializer": peephole_initializer,
+            "projection_initializer": projection_initializer,
+            "unit_forget_bias": unit_forget_bias,
+            "kernel_regularizer": kernel_regularizer,
+            "recurrent_regularizer": recurrent_regularizer,
+            "bias_regularizer": bias_regularizer,
+            "peephole_regularizer": peephole_regularizer,
+            "projection_regularizer": projection_regularizer,
+            "kernel_constraint": kernel_constraint,
+            "recurrent_constraint": recurrent_constraint,
+            "bias_constraint": bias_constraint,
+            "peephole_constraint": peephole_constraint,
+            "projection_constraint": projection_constraint,
+            "dropout": dropout,
+            "recurrent_dropout": recurrent_dropout,
+            "cell_clip": cell_clip,
+            "projection_units": projection_units,
+            "seed": seed,
+        }
+        defaults = inspect.signature(LSTMVariant.__init__).parameters
+        for name in self._fixed_cell_args:
+            if cell_args[name] == defaults[name].default:
+                del cell_args[name]
         super().__init__(
-            LSTMVariantCell,
-            {
-                "units": units,
-                "variant": variant,
-                "use_peepholes": use_peepholes,
-                "activation": activation,
-                "recurrent_activation": recurrent_activation,
-                "use_bias": use_bias,
-                "kernel_initializer": kernel_initializer,
-                "recurrent_initializer": recurrent_initializer,
-                "bias_initializer": bias_initializer,
-                "peephole_initializer": peephole_initializer,
-                "projection_initializer": projection_initializer,
-                "unit_forget_bias": unit_forget_bias,
-                "kernel_regularizer": kernel_regularizer,
-                "recurrent_regularizer": recurrent_regularizer,
-                "bias_regularizer": bias_regularizer,
-                "peephole_regularizer": peephole_regularizer,
-                "projection_regularizer": projection_regularizer,
-                "kernel_constraint": kernel_constraint,
-                "recurrent_constraint": recurrent_constraint,
-                "bias_constraint": bias_constraint,
-                "peephole_constraint": peephole_constraint,
-                "projection_constraint": projection_constraint,
-                "dropout": dropout,
-                "recurrent_dropout": recurrent_dropout,
-                "cell_clip": cell_clip,
-                "projection_units": projection_units,
-                "seed": seed,
-            },
+            self._cell_class,
+            cell_args,
             return_sequences=return_sequences,
             return_state=return_state,
             go_backwards=go_backwards,

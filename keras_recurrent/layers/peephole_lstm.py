@@ -2,7 +2,6 @@
 
 import keras
 
-from keras_recurrent.layers._cell_rnn import CellRNN
 from keras_recurrent.layers.lstm_variant import LSTMVariant
 from keras_recurrent.layers.peephole_lstm_cell import PeepholeLSTMCell
 
@@ -104,76 +103,10 @@ class PeepholeLSTM(LSTMVariant):
           https://arxiv.org/abs/1503.04069)
     """
 
-    def __init__(
-        self,
-        units,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        peephole_initializer="glorot_uniform",
-        projection_initializer="glorot_uniform",
-        unit_forget_bias=True,
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        peephole_regularizer=None,
-        projection_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        peephole_constraint=None,
-        projection_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        cell_clip=None,
-        projection_units=None,
-        seed=None,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        zero_output_for_mask=False,
-        **kwargs,
-    ):
-        CellRNN.__init__(
-            self,
-            PeepholeLSTMCell,
-            {
-                "units": units,
-                "activation": activation,
-                "recurrent_activation": recurrent_activation,
-                "use_bias": use_bias,
-                "kernel_initializer": kernel_initializer,
-                "recurrent_initializer": recurrent_initializer,
-                "bias_initializer": bias_initializer,
-                "peephole_initializer": peephole_initializer,
-                "projection_initializer": projection_initializer,
-                "unit_forget_bias": unit_forget_bias,
-                "kernel_regularizer": kernel_regularizer,
-                "recurrent_regularizer": recurrent_regularizer,
-                "bias_regularizer": bias_regularizer,
-                "peephole_regularizer": peephole_regularizer,
-                "projection_regularizer": projection_regularizer,
-                "kernel_constraint": kernel_constraint,
-                "recurrent_constraint": recurrent_constraint,
-                "bias_constraint": bias_constraint,
-                "peephole_constraint": peephole_constraint,
-                "projection_constraint": projection_constraint,
-                "dropout": dropout,
-                "recurrent_dropout": recurrent_dropout,
-                "cell_clip": cell_clip,
-                "projection_units": projection_units,
-                "seed": seed,
-            },
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            unroll=unroll,
-            zero_output_for_mask=zero_output_for_mask,
-            **kwargs,
-        )
+    _cell_class = PeepholeLSTMCell
+    _fixed_cell_args = ("variant", "use_peepholes")
+
+    def __init__(self, units, **kwargs):
+        # The signature a user reads: no `variant` or `use_peepholes`. The
+        # other arguments are `LSTMVariant`'s, with the same defaults.
+        super().__init__(units, **kwargs)

@@ -189,7 +189,7 @@ class GraphHyperModel(keras_tuner.HyperModel):
                 units,
                 self.num_edge_types,
                 self.output_steps,
-                output_mode=self.task,
+                task=self.task,
                 num_classes=self.output_units if classification else None,
                 propagation_steps=propagation_steps,
                 add_reverse_edges=self.add_reverse_edges,

@@ -20,11 +20,15 @@ def _greff_variant(variant):
     return make
 
 
+def _coupled_without_peepholes(units, **kwargs):
+    return recurrent_layers.CoupledLSTM(units, use_peepholes=False, **kwargs)
+
+
 # Every cell type the search can choose, and how to make its layer.
 _RECURRENT_LAYERS = {
     "lstm": keras.layers.LSTM,
     "peephole": recurrent_layers.PeepholeLSTM,
-    "coupled": recurrent_layers.CoupledLSTM,
+    "coupled": _coupled_without_peepholes,  # "greff_cifg" has peepholes.
     **{
         f"greff_{variant.lower()}": _greff_variant(variant)
         for variant in recurrent_layers.VARIANTS
@@ -48,8 +52,8 @@ class SequenceHyperModel(keras_tuner.HyperModel):
     `hp.Fixed(name, value)` before the search to take it out of the search):
 
     - `cell_type`: Choice of `"lstm"` (`keras.layers.LSTM`), `"peephole"`
-      (`kr.layers.PeepholeLSTM`), `"coupled"` (`kr.layers.CoupledLSTM`, no
-      peepholes) and `"greff_v"`, `"greff_nig"`, `"greff_nfg"`,
+      (`kr.layers.PeepholeLSTM`), `"coupled"` (`kr.layers.CoupledLSTM` with
+      `use_peepholes=False`) and `"greff_v"`, `"greff_nig"`, `"greff_nfg"`,
       `"greff_nog"`, `"greff_niaf"`, `"greff_noaf"`, `"greff_np"`,
       `"greff_cifg"`, `"greff_fgr"` (`kr.layers.LSTMVariant` with that
       variant). Default `"peephole"`.

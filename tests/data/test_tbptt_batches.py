@@ -114,7 +114,7 @@ def test_stateful_chunks_reproduce_the_full_forward_pass(make_layer):
     outputs = stateful.predict(
         inputs,
         batch_size=BATCH_SIZE,
-        callbacks=[kr.data.ResetStatesCallback(reset_every=CHUNKS)],
+        callbacks=[kr.callbacks.ResetStatesCallback(reset_every=CHUNKS)],
         verbose=0,
     )
     np.testing.assert_allclose(_unchunk(outputs), expected, atol=1e-5)

@@ -136,7 +136,7 @@ def train_family(name, strategy, args):
     if args.backup:
         callbacks[0].pause = args.pause
         callbacks.append(
-            kr.distribute.backup_and_restore(
+            kr.callbacks.multi_worker_backup_and_restore(
                 os.path.join(args.backup, name), strategy
             )
         )

@@ -1,6 +1,7 @@
 """A worker killed mid-training: every worker restarts, nothing is lost.
 
-Two workers on 127.0.0.1 train with `kr.distribute.backup_and_restore`
+Two workers on 127.0.0.1 train with
+`kr.callbacks.multi_worker_backup_and_restore`
 (`tests/distribute/_worker.py`). Once the chief has backed up two epochs,
 one worker gets SIGKILL. The survivor cannot go on alone: its next
 collective op fails (`UnavailableError`), or it is stopped. Both are

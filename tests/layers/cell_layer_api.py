@@ -1,7 +1,8 @@
 """Checks that a layer wrapping a cell exposes the cell's arguments.
 
 As `keras.layers.LSTM` does: every argument of the cell is an explicit
-keyword parameter of the layer's `__init__`, with the cell's default, and a
+keyword parameter of the layer's `__init__` (or of the base `__init__` it
+forwards its keyword arguments to), with the cell's default, and a
 read-only property of the layer that returns the cell's value.
 """
 
@@ -13,13 +14,18 @@ import pytest
 _LAYER_KEYS = {"name", "trainable", "dtype"}
 
 
-def _cell_default(cell_class, name):
-    for klass in cell_class.__mro__:
-        if "__init__" in vars(klass):
-            parameter = inspect.signature(klass.__init__).parameters.get(name)
+def _parameter(klass, name):
+    """The first `__init__` parameter `name` along the MRO of `klass`."""
+    for base in klass.__mro__:
+        if "__init__" in vars(base):
+            parameter = inspect.signature(base.__init__).parameters.get(name)
             if parameter is not None:
-                return parameter.default
-    raise AssertionError(f"{cell_class.__name__} does not take `{name}`")
+                return parameter
+    raise AssertionError(f"{klass.__name__} does not take `{name}`")
+
+
+def _cell_default(cell_class, name):
+    return _parameter(cell_class, name).default
 
 
 def check_cell_arguments_exposed(layer_class, required, overrides):
@@ -39,10 +45,8 @@ def check_cell_arguments_exposed(layer_class, required, overrides):
         f"{sorted(cell_arguments - set(required) - set(overrides))}, extra "
         f"{sorted(set(overrides) - cell_arguments)}"
     )
-    parameters = inspect.signature(layer_class.__init__).parameters
     for name in sorted(cell_arguments):
-        parameter = parameters.get(name)
-        assert parameter is not None, f"`{name}` is not a parameter"
+        parameter = _parameter(layer_class, name)
         assert parameter.kind in (
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
             inspect.Parameter.KEYWORD_ONLY,

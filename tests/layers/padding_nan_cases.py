@@ -130,21 +130,21 @@ def _gated_graph_case(aggregation, empty=False):
     return build
 
 
-def _ggsnn_case(output_mode):
+def _ggsnn_case(task):
     def build():
         arrays = _graph_data()
         inputs = _inputs(arrays)
-        options = {"num_classes": 3} if output_mode != "node_selection" else {}
+        options = {"num_classes": 3} if task != "node_selection" else {}
         outputs = kr.layers.GGSNN(
             UNITS,
             2,
             output_steps=2,
             propagation_steps=2,
-            output_mode=output_mode,
+            task=task,
             **options,
         )(inputs)
         target = np.array([[0, 1], [2, 3], [4, 0]])
-        if output_mode != "node_selection":
+        if task != "node_selection":
             target = target % 3
         loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         return arrays, keras.Model(inputs, outputs), loss, target

@@ -1,4 +1,7 @@
+import pathlib
+
 import keras
+import numpy as np
 
 import keras_recurrent as kr
 from tests.layers.cell_layer_api import LSTM_CELL_OVERRIDES
@@ -11,7 +14,7 @@ def test_learns_a_sequence_sum():
 
 
 def test_quarter_fewer_weights_than_lstm():
-    coupled = kr.layers.CoupledLSTM(8)
+    coupled = kr.layers.CoupledLSTM(8, use_peepholes=False)
     lstm = keras.layers.LSTM(8)
     for layer in (coupled, lstm):
         layer.build((None, None, 4))
@@ -23,5 +26,21 @@ def test_cell_arguments_are_explicit_properties():
     check_cell_arguments_exposed(
         kr.layers.CoupledLSTM,
         {"units": 7},
-        {**LSTM_CELL_OVERRIDES, "use_peepholes": True},
+        {**LSTM_CELL_OVERRIDES, "use_peepholes": False},
     )
+
+
+def test_keras_file_saved_with_the_old_default_loads():
+    # Saved when `use_peepholes` defaulted to False: the config names it, so
+    # the layer loads without peepholes and computes what it computed.
+    fixtures = pathlib.Path(__file__).parent / "fixtures"
+    model = keras.saving.load_model(fixtures / "coupled_lstm.keras")
+    arrays = np.load(fixtures / "coupled_lstm_io.npz")
+    np.testing.assert_allclose(
+        model.predict(arrays["x"], verbose=0), arrays["y"], atol=1e-6
+    )
+    layer = model.layers[1]
+    assert type(layer) is kr.layers.CoupledLSTM
+    assert layer.use_peepholes is False
+    names = [w.path.split("/")[-1] for w in layer.weights]
+    assert names == ["kernel", "recurrent_kernel", "bias"]

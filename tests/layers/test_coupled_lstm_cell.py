@@ -39,15 +39,40 @@ def test_matches_reference_with_input_gate_one_minus_forget(use_peepholes):
     assert weights["kernel"].shape == (4, 15)
 
 
-def test_defaults_follow_keras_and_tf1():
+def test_defaults_follow_keras_and_greff_et_al():
     cell = kr.layers.CoupledLSTMCell(3)
     keras.layers.RNN(cell).build((None, None, 2))
-    assert cell.use_peepholes is False and cell.unit_forget_bias is True
+    assert cell.use_peepholes is True and cell.unit_forget_bias is True
     np.testing.assert_array_equal(
         np.array(cell.bias), [1, 1, 1, 0, 0, 0, 0, 0, 0]
     )
     config = cell.get_config()
-    assert "variant" not in config and config["use_peepholes"] is False
+    assert "variant" not in config and config["use_peepholes"] is True
     assert kr.layers.CoupledLSTMCell.from_config(config).get_config() == config
     with pytest.raises(ValueError, match="variant='V'"):
         kr.layers.CoupledLSTMCell(3, variant="V")
+
+
+def test_default_is_the_cifg_variant():
+    # One meaning of CIFG in the package: Greff et al.'s, with peepholes.
+    x = np.random.default_rng(1).normal(size=(2, 4, 3)).astype("float32")
+    coupled = keras.layers.RNN(kr.layers.CoupledLSTMCell(5))
+    variant = keras.layers.RNN(kr.layers.LSTMVariantCell(5, variant="CIFG"))
+    for layer in (coupled, variant):
+        layer.build(x.shape)
+    randomize_weights(coupled)
+    assert [w.path.split("/")[-1] for w in coupled.weights] == [
+        w.path.split("/")[-1] for w in variant.weights
+    ]
+    variant.set_weights(coupled.get_weights())
+    config = coupled.cell.get_config()
+    del config["name"]
+    assert config == {
+        key: value
+        for key, value in variant.cell.get_config().items()
+        if key not in ("name", "variant")
+    }
+    np.testing.assert_allclose(coupled(x), variant(x), atol=1e-6)
+    layer = kr.layers.CoupledLSTM(5)
+    assert layer.use_peepholes is True
+    assert layer.get_config()["use_peepholes"] is True

@@ -1,4 +1,6 @@
 import json
+import pathlib
+import warnings
 
 import keras
 import numpy as np
@@ -55,7 +57,7 @@ def _expected(layer, graphs):
     for step in range(layer.output_steps):
         read.append(annotations)
         states = propagate(layer.output_propagation, annotations)
-        if layer.output_mode == "node_selection":
+        if layer.task == "node_selection":
             selection = layer.node_selection
             hidden = None
             if layer.hidden_units is not None:
@@ -99,11 +101,11 @@ def _expected(layer, graphs):
     [
         {},
         {"share_propagation": True},
-        {"output_mode": "graph_classification", "num_classes": 4},
+        {"task": "graph_classification", "num_classes": 4},
         {"hidden_units": 4},
         {"concatenate_directions": True, "reset_after": False},
         {
-            "output_mode": "graph_classification",
+            "task": "graph_classification",
             "num_classes": 4,
             "hidden_units": 3,
             "share_propagation": True,
@@ -123,7 +125,7 @@ def test_matches_numpy_reference(options):
     layer = _layer(graphs, return_annotations=True, **options)
     logits, annotations = layer(graphs)
     expected_logits, expected_annotations = _expected(layer, graphs)
-    width = 6 if layer.output_mode == "node_selection" else 4
+    width = 6 if layer.task == "node_selection" else 4
     assert logits.shape == (3, OUTPUT_STEPS, width)
     assert annotations.shape == (3, OUTPUT_STEPS, 6, 3)
     np.testing.assert_allclose(logits, expected_logits, rtol=1e-5, atol=1e-5)
@@ -165,7 +167,7 @@ def test_weights_and_config(tmp_path):
         6,
         3,
         4,
-        output_mode="graph_classification",
+        task="graph_classification",
         num_classes=5,
         readout_units=7,
         share_propagation=True,
@@ -195,7 +197,7 @@ def test_weights_and_config(tmp_path):
         6,
         3,
         4,
-        output_mode="graph_classification",
+        task="graph_classification",
         num_classes=5,
         readout_units=7,
         hidden_units=9,
@@ -254,7 +256,7 @@ def test_initializers_reach_every_sublayer():
             4,
             2,
             2,
-            output_mode=mode,
+            task=mode,
             num_classes=classes,
             hidden_units=5,
             kernel_initializer=keras.initializers.Constant(0.5),
@@ -297,7 +299,16 @@ def test_initializers_reach_every_sublayer():
         ({"output_steps": 0}, "output_steps=0"),
         ({"output_mode": "sequence"}, "output_mode='sequence'"),
         ({"output_mode": "graph_classification"}, "num_classes=None"),
-        ({"num_classes": 3}, "num_classes=3, output_mode='node_selection'"),
+        ({"num_classes": 3}, "num_classes=3, task='node_selection'"),
+        ({"task": "sequence"}, "task='sequence'"),
+        (
+            {"output_mode": "node_selection", "num_classes": 3},
+            "num_classes=3, output_mode='node_selection'",
+        ),
+        (
+            {"task": "graph_classification", "output_mode": "node_selection"},
+            "task='graph_classification', output_mode='node_selection'",
+        ),
         ({"share_propagation": "no"}, "share_propagation='no'"),
         ({"readout_units": -1}, "readout_units=-1"),
         ({"hidden_units": 0}, "hidden_units=0"),
@@ -351,3 +362,37 @@ def test_graph_models_export_serve_the_same_predictions(tmp_path):
         "node_logits": (3, 6),
         "path_logits": (3, 2, 6),
     }
+
+
+def test_output_mode_is_the_deprecated_name_of_task():
+    with pytest.warns(DeprecationWarning, match="use `task=...`"):
+        layer = kr.layers.GGSNN(
+            4, 2, 2, output_mode="graph_classification", num_classes=3
+        )
+    assert layer.task == "graph_classification"
+    with pytest.warns(DeprecationWarning, match="GGSNN.task"):
+        assert layer.output_mode == "graph_classification"
+    config = layer.get_config()
+    assert "output_mode" not in config
+    assert config["task"] == "graph_classification"
+    # A config saved under the old name loads, quietly, as the new one.
+    old = {
+        ("output_mode" if key == "task" else key): value
+        for key, value in config.items()
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        restored = kr.layers.GGSNN.from_config(old)
+    assert restored.get_config() == config
+
+
+def test_keras_file_saved_with_output_mode_loads():
+    fixtures = pathlib.Path(__file__).parent / "fixtures"
+    model = keras.saving.load_model(fixtures / "ggsnn_output_mode.keras")
+    arrays = dict(np.load(fixtures / "ggsnn_output_mode.npz"))
+    expected = arrays.pop("y")
+    np.testing.assert_allclose(
+        model.predict(arrays, verbose=0), expected, atol=1e-6
+    )
+    layer = model.get_layer(index=-1)
+    assert (layer.task, layer.num_classes) == ("graph_classification", 3)

@@ -76,7 +76,7 @@ def _built(name):
             UNITS,
             2,
             output_steps=2,
-            output_mode=mode,
+            task=mode,
             num_classes=UNITS if mode == "graph_classification" else None,
             hidden_units=UNITS,
             **bias,

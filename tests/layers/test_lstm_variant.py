@@ -17,12 +17,8 @@ from tests.layers.lstm_reference import randomize_weights
 BATCH, STEPS, FEATURES, UNITS = 3, 5, 4, 6
 LAYERS = {
     "peephole": (kr.layers.PeepholeLSTM, {}, "V"),
-    "coupled": (kr.layers.CoupledLSTM, {}, "CIFG"),
-    "coupled_peepholes": (
-        kr.layers.CoupledLSTM,
-        {"use_peepholes": True},
-        "CIFG",
-    ),
+    "coupled": (kr.layers.CoupledLSTM, {"use_peepholes": False}, "CIFG"),
+    "coupled_peepholes": (kr.layers.CoupledLSTM, {}, "CIFG"),
     **{
         f"variant_{v}": (kr.layers.LSTMVariant, {"variant": v}, v)
         for v in sorted(BLOCKS)

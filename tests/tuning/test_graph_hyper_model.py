@@ -136,7 +136,7 @@ def test_node_selection_and_sequence_models():
     ).build(_tiny())
     ggsnn = path.get_layer("ggsnn")
     assert isinstance(ggsnn, kr.layers.GGSNN)
-    assert (ggsnn.output_steps, ggsnn.output_mode) == (3, "node_selection")
+    assert (ggsnn.output_steps, ggsnn.task) == (3, "node_selection")
     assert path.output_shape == (None, 3, 5)
 
     directions = kr.tuning.GraphHyperModel(

@@ -193,7 +193,7 @@ def test_task_19_answers_are_the_ggsnn_targets():
         4,
         spec.num_edge_types,
         output_steps=2,
-        output_mode="graph_classification",
+        task="graph_classification",
         num_classes=spec.num_classes,
         propagation_steps=2,
     )(model_inputs)

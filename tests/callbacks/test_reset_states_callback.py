@@ -55,7 +55,7 @@ def test_resets_at_epoch_start_and_every_n_batches(nested):
         batch_size=BATCH_SIZE,
         epochs=2,
         shuffle=False,
-        callbacks=[kr.data.ResetStatesCallback(reset_every=3), probe],
+        callbacks=[kr.callbacks.ResetStatesCallback(reset_every=3), probe],
         verbose=0,
     )
     once = [True, False, False, True, False, False]
@@ -73,7 +73,7 @@ def test_resets_only_at_epoch_start_by_default():
         batch_size=BATCH_SIZE,
         epochs=2,
         shuffle=False,
-        callbacks=[kr.data.ResetStatesCallback(), probe],
+        callbacks=[kr.callbacks.ResetStatesCallback(), probe],
         verbose=0,
     )
     assert probe.zero_at == [True, False, False, False] * 2
@@ -88,7 +88,7 @@ def test_resets_before_predict():
     model.predict(
         x,
         batch_size=BATCH_SIZE,
-        callbacks=[kr.data.ResetStatesCallback(), probe],
+        callbacks=[kr.callbacks.ResetStatesCallback(), probe],
         verbose=0,
     )
     assert probe.zero_at == [True, False]
@@ -97,7 +97,7 @@ def test_resets_before_predict():
 @pytest.mark.parametrize("reset_every", [0, -1, 2.0, True])
 def test_invalid_reset_every_raises(reset_every):
     with pytest.raises(ValueError, match=f"reset_every={reset_every!r}"):
-        kr.data.ResetStatesCallback(reset_every=reset_every)
+        kr.callbacks.ResetStatesCallback(reset_every=reset_every)
 
 
 def test_reset_every_must_divide_into_executions():
@@ -110,13 +110,45 @@ def test_reset_every_must_divide_into_executions():
             y,
             batch_size=BATCH_SIZE,
             shuffle=False,
-            callbacks=[kr.data.ResetStatesCallback(reset_every=3)],
+            callbacks=[kr.callbacks.ResetStatesCallback(reset_every=3)],
             verbose=0,
         )
 
 
 def test_config_round_trip():
-    callback = kr.data.ResetStatesCallback(reset_every=5)
+    callback = kr.callbacks.ResetStatesCallback(reset_every=5)
     assert callback.get_config() == {"reset_every": 5}
-    restored = kr.data.ResetStatesCallback.from_config(callback.get_config())
+    restored = kr.callbacks.ResetStatesCallback.from_config(
+        callback.get_config()
+    )
     assert restored.reset_every == 5
+
+
+def test_old_import_paths_warn_and_give_the_same_class():
+    with pytest.warns(DeprecationWarning, match="kr.callbacks|callbacks"):
+        old = kr.data.ResetStatesCallback
+    assert old is kr.callbacks.ResetStatesCallback
+    with pytest.warns(DeprecationWarning, match="next release"):
+        from keras_recurrent.data.reset_states_callback import (
+            ResetStatesCallback,
+        )
+    assert ResetStatesCallback is kr.callbacks.ResetStatesCallback
+    assert "ResetStatesCallback" not in kr.data.__all__
+
+
+def test_serialized_before_the_move_deserializes():
+    # What `keras.saving.serialize_keras_object` wrote when the callback
+    # lived in `kr.data`: the registered name is unchanged.
+    serialized = {
+        "module": "keras_recurrent.data.reset_states_callback",
+        "class_name": "ResetStatesCallback",
+        "config": {"reset_every": 4},
+        "registered_name": "keras_recurrent>ResetStatesCallback",
+    }
+    callback = keras.saving.deserialize_keras_object(serialized)
+    assert type(callback) is kr.callbacks.ResetStatesCallback
+    assert callback.reset_every == 4
+    assert (
+        keras.saving.get_registered_name(kr.callbacks.ResetStatesCallback)
+        == serialized["registered_name"]
+    )

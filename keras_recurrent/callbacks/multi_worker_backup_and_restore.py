@@ -1,11 +1,9 @@
 """The backup callback of one worker of a multi-worker job."""
 
-import importlib
-
-import keras
+from keras_recurrent.callbacks.backup_and_restore import BackupAndRestore
 
 
-def backup_and_restore(backup_dir, strategy, **kwargs):
+def multi_worker_backup_and_restore(backup_dir, strategy, **kwargs):
     """Makes the `BackupAndRestore` callback for this worker of a job.
 
     All workers of a synchronous job hold the same weights, so one backup
@@ -34,11 +32,11 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
     restarting both gives the weights of one uninterrupted process to
     6e-8 (`tests/distribute/test_kill_and_resume.py`).
 
-    Uses `kr.callbacks.BackupAndRestore` when the package has it (it
-    replaces the backup atomically), else `keras.callbacks.BackupAndRestore`.
-    The chief's callback locks `backup_dir` for the job (a second job on
-    the same directory fails to start); the other workers' callbacks only
-    read the backup, and neither lock the directory nor remove files in it.
+    The callback is a `kr.callbacks.BackupAndRestore` (it replaces the
+    backup atomically). The chief's callback locks `backup_dir` for the job
+    (a second job on the same directory fails to start); the other workers'
+    callbacks only read the backup, and neither lock the directory nor
+    remove files in it.
 
     Args:
         backup_dir: Path of the backup directory, the same on all workers.
@@ -59,7 +57,9 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
     with strategy.scope():
         model = build_model()
         model.compile(optimizer="sgd", loss="mse")
-    backup = kr.distribute.backup_and_restore("/shared/job-7", strategy)
+    backup = kr.callbacks.multi_worker_backup_and_restore(
+        "/shared/job-7", strategy
+    )
     model.fit(dataset, epochs=20, callbacks=[backup])
     ```
     """
@@ -70,14 +70,13 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
             "resumes at the start of an epoch, so a backup taken within one "
             f"would repeat its first steps. Received: save_freq={save_freq!r}"
         )
-    base = _backup_class()
     if _is_chief(strategy):
-        return base(backup_dir, **kwargs)
+        return BackupAndRestore(backup_dir, **kwargs)
     # Workers other than the chief only read the backup: they must not
     # write it, nor delete it when their training ends.
     reader = type(
         "BackupReader",
-        (base,),
+        (BackupAndRestore,),
         {
             "on_epoch_end": _do_nothing,
             "on_train_batch_end": _do_nothing,
@@ -90,16 +89,6 @@ def backup_and_restore(backup_dir, strategy, **kwargs):
 
 def _do_nothing(self, *args, **kwargs):
     del self, args, kwargs
-
-
-def _backup_class():
-    try:
-        callbacks = importlib.import_module("keras_recurrent.callbacks")
-    except ImportError:
-        return keras.callbacks.BackupAndRestore
-    return getattr(
-        callbacks, "BackupAndRestore", keras.callbacks.BackupAndRestore
-    )
 
 
 def _is_chief(strategy):

@@ -1,8 +1,8 @@
-"""`kr.distribute.backup_and_restore`: who writes the backup, who reads it.
+"""`kr.callbacks.multi_worker_backup_and_restore`: who writes, who reads.
 
 These tests run in one process: a fake strategy stands in for the cluster
 of each role. The kills of real worker processes are in
-`test_kill_and_resume.py` (slow).
+`tests/distribute/test_kill_and_resume.py` (slow).
 """
 
 import json
@@ -15,7 +15,6 @@ import pytest
 import tensorflow as tf
 
 import keras_recurrent as kr
-import keras_recurrent.distribute  # noqa: F401
 
 EPOCHS = 4
 
@@ -97,7 +96,7 @@ def _assert_same_weights(first, second):
     ],
 )
 def test_only_the_chief_writes(tmp_path, task_type, task_id, jobs, writes):
-    backup = kr.distribute.backup_and_restore(
+    backup = kr.callbacks.multi_worker_backup_and_restore(
         str(tmp_path / "backup"), _strategy(task_type, task_id, jobs)
     )
     # A killed first epoch; the backup is only ever made at an epoch's end.
@@ -117,8 +116,8 @@ def test_workers_resume_from_the_chiefs_backup(tmp_path):
     with pytest.raises(_InterruptError):
         _train(
             [
-                kr.distribute.backup_and_restore(directory, chief),
-                kr.distribute.backup_and_restore(directory, reader),
+                kr.callbacks.multi_worker_backup_and_restore(directory, chief),
+                kr.callbacks.multi_worker_backup_and_restore(directory, reader),
                 _Epochs(stop_at=2),
             ]
         )
@@ -130,7 +129,10 @@ def test_workers_resume_from_the_chiefs_backup(tmp_path):
     # it; it trains on from epoch 2 to the weights of the uninterrupted run.
     epochs = _Epochs()
     resumed = _train(
-        [kr.distribute.backup_and_restore(directory, reader), epochs]
+        [
+            kr.callbacks.multi_worker_backup_and_restore(directory, reader),
+            epochs,
+        ]
     )
     assert epochs.epochs == [2, 3]
     _assert_same_weights(resumed, uninterrupted)
@@ -139,7 +141,7 @@ def test_workers_resume_from_the_chiefs_backup(tmp_path):
     # The chief does the same, and deletes the backup once training is done.
     epochs = _Epochs()
     resumed = _train(
-        [kr.distribute.backup_and_restore(directory, chief), epochs]
+        [kr.callbacks.multi_worker_backup_and_restore(directory, chief), epochs]
     )
     assert epochs.epochs == [2, 3]
     _assert_same_weights(resumed, uninterrupted)
@@ -152,7 +154,9 @@ def test_a_job_without_cluster_is_its_own_chief(tmp_path):
     with pytest.raises(_InterruptError):
         _train(
             [
-                kr.distribute.backup_and_restore(directory, strategy),
+                kr.callbacks.multi_worker_backup_and_restore(
+                    directory, strategy
+                ),
                 _Epochs(stop_at=3),
             ]
         )
@@ -163,7 +167,7 @@ def test_a_job_without_cluster_is_its_own_chief(tmp_path):
 @pytest.mark.parametrize("save_freq", [1, 10, "batch"])
 def test_backups_within_an_epoch_are_rejected(tmp_path, save_freq):
     with pytest.raises(ValueError, match=f"save_freq={save_freq!r}"):
-        kr.distribute.backup_and_restore(
+        kr.callbacks.multi_worker_backup_and_restore(
             str(tmp_path), _strategy("worker", 0), save_freq=save_freq
         )
 
@@ -177,7 +181,7 @@ def test_readers_neither_lock_nor_clean_the_chiefs_directory(tmp_path):
 
     directory = str(tmp_path / "backup")
     chief, reader = _strategy("worker", 0), _strategy("worker", 1)
-    first = kr.distribute.backup_and_restore(
+    first = kr.callbacks.multi_worker_backup_and_restore(
         directory, chief, delete_checkpoint=False
     )
     with pytest.raises(_InterruptError):
@@ -203,10 +207,29 @@ def test_readers_neither_lock_nor_clean_the_chiefs_directory(tmp_path):
     try:
         assert holder.stdout.readline().strip() == "locked"
         epochs = _Epochs()
-        _train([kr.distribute.backup_and_restore(directory, reader), epochs])
+        _train(
+            [
+                kr.callbacks.multi_worker_backup_and_restore(directory, reader),
+                epochs,
+            ]
+        )
         assert epochs.epochs == [2, 3]
         with open(in_flight, "rb") as f:
             assert f.read() == b"half a backup"
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_old_name_in_distribute_warns_and_works(tmp_path):
+    import keras_recurrent.distribute
+
+    with pytest.warns(DeprecationWarning, match="multi_worker_backup_and"):
+        old = keras_recurrent.distribute.backup_and_restore
+    assert old is kr.callbacks.multi_worker_backup_and_restore
+    with pytest.warns(DeprecationWarning):
+        from keras_recurrent.distribute import backup_and_restore
+    backup = backup_and_restore(str(tmp_path), _strategy("worker", 1))
+    assert isinstance(backup, kr.callbacks.BackupAndRestore)
+    assert not backup._writes_backup
+    assert "backup_and_restore" not in keras_recurrent.distribute.__all__
