@@ -338,10 +338,19 @@ def test_token_ids_are_embedded():
 
 
 def test_masked_token_ids_equal_masked_embedded_floats():
+    keras.utils.set_random_seed(0)
     model = _token_model(True, embedding_dim=8, cell_type="coupled")
-    assert model.get_layer("embedding").mask_zero
+    embedding = model.get_layer("embedding")
+    assert embedding.mask_zero
+    # Unit-scale rows: with the initializer's (within +-0.05), the states
+    # stay so small that masking changes the output by less than the last
+    # check's tolerance.
+    rng = np.random.default_rng(0)
+    embedding.embeddings.assign(
+        rng.normal(size=embedding.embeddings.shape).astype("float32")
+    )
     tokens = np.array([[4, 2, 6, 0, 0], [1, 5, 3, 2, 6]], dtype="int32")
-    table = keras.ops.convert_to_numpy(model.get_layer("embedding").embeddings)
+    table = keras.ops.convert_to_numpy(embedding.embeddings)
     # The float model masks all-zero steps: feed zeros where token 0 pads.
     embedded = table[tokens] * (tokens != 0)[..., None]
     float_model = kr.tuning.SequenceHyperModel(
