@@ -8,10 +8,8 @@ from keras import regularizers
 
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._known_rank import KnownRankInputs
-from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
-from keras_recurrent.layers._sequence_checks import record_features
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
@@ -125,6 +123,9 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
           Translation](https://arxiv.org/abs/1906.01787)
     """
 
+    # The last-axis size the layer was built for (`None` until built).
+    _built_features = None
+
     def __init__(
         self,
         layers,
@@ -222,7 +223,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
 
     def build(self, input_shape):
         shape = _check_input_shape(self, input_shape)
-        record_features(self, shape)
+        self._built_features = tuple(shape)[-1]
         # One entry per RNN, `None` where there is no such sublayer.
         self.layer_norms = []
         self.projections = []
@@ -267,7 +268,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
             self.last_step.build(shape)
 
     def call(self, inputs, mask=None, training=None):
-        check_sequences(self, inputs, built_features(self))
+        check_sequences(self, inputs, self._built_features)
         mask = check_mask(self, mask, inputs)
         outputs = inputs
         if mask is not None:

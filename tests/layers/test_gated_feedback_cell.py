@@ -13,7 +13,7 @@ from tests.layers.gated_feedback_reference import randomize_weights
 
 BATCH, STEPS, FEATURES = 3, 5, 4
 WIDTHS = [5, 3, 4]
-CELL_TYPES = ("tanh", "gru", "lstm")
+CELL_TYPES = ("simple", "gru", "lstm")
 FEEDBACK = ("gated", "fixed", "none")
 
 
@@ -106,9 +106,9 @@ def test_weight_names_and_shapes():
     }
     # unit_forget_bias: the f block of every LSTM bias starts at 1.
     np.testing.assert_array_equal(np.array(cell.biases[1])[3:6], 1.0)
-    tanh = kr.layers.GatedFeedbackCell([2, 3], feedback="none")
-    tanh.build((None, FEATURES))
-    shapes = {w.path.split("/")[-1]: tuple(w.shape) for w in tanh.weights}
+    simple = kr.layers.GatedFeedbackCell([2, 3], feedback="none")
+    simple.build((None, FEATURES))
+    shapes = {w.path.split("/")[-1]: tuple(w.shape) for w in simple.weights}
     assert shapes == {
         "kernel_0": (4, 2),
         "feedback_kernel_0": (2, 2),
