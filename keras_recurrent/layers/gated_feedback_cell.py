@@ -1,7 +1,5 @@
 """Cell of the Gated-Feedback RNN of Chung et al. (2015)."""
 
-import collections
-
 import keras
 from keras import activations
 from keras import constraints
@@ -20,8 +18,7 @@ from keras_recurrent.layers._gated_feedback_combiner import split_sizes
 from keras_recurrent.layers._gated_feedback_units import CELL_TYPES
 from keras_recurrent.layers._gated_feedback_units import UNITS
 from keras_recurrent.layers._gated_feedback_units import canonical_cell_type
-from keras_recurrent.layers._initializers import gate_bias
-from keras_recurrent.layers._initializers import reseeded
+from keras_recurrent.layers._gated_feedback_weights import add_weights
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_step_inputs
@@ -267,77 +264,15 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
                 "(batch, features) with a defined last dimension. "
                 f"Received: inputs.shape={input_shape}"
             )
-        num_layers, widths = self.num_layers, self.layer_units
-        num_blocks = len(self.gate_blocks)
-        self.input_widths = [int(input_shape[-1])] + widths[:-1]
-        total = sum(widths)
-        # How many weights each initializer has started so far: each gets
-        # its own seed offset, so that layers of equal widths do not start
-        # out equal.
-        uses = collections.Counter()
-
-        def weight(name, shape, kind):
-            uses[kind] += 1
-            return self.add_weight(
-                shape=shape,
-                name=name,
-                initializer=reseeded(
-                    getattr(self, f"{kind}_initializer"), uses[kind] - 1
-                ),
-                regularizer=getattr(self, f"{kind}_regularizer"),
-                constraint=getattr(self, f"{kind}_constraint"),
-            )
-
-        self.kernels, self.recurrent_kernels = [], []
-        self.feedback_kernels, self.biases, self.gate_kernels = [], [], []
-        for j, (m, n) in enumerate(zip(self.input_widths, widths)):
-            self.kernels.append(
-                weight(f"kernel_{j}", (m, num_blocks * n), "kernel")
-            )
-            if num_blocks > 1:
-                self.recurrent_kernels.append(
-                    weight(
-                        f"recurrent_kernel_{j}",
-                        (n, (num_blocks - 1) * n),
-                        "recurrent",
-                    )
-                )
-            rows = n if self.feedback == "none" else total
-            self.feedback_kernels.append(
-                weight(f"feedback_kernel_{j}", (rows, n), "recurrent")
-            )
-            if self.use_bias:
-                self.biases.append(
-                    self.add_weight(
-                        shape=(num_blocks * n,),
-                        name=f"bias_{j}",
-                        initializer=self._bias_initializer(n, j),
-                        regularizer=self.bias_regularizer,
-                        constraint=self.bias_constraint,
-                    )
-                )
-            if self.feedback == "gated":
-                self.gate_kernels.append(
-                    weight(f"gate_kernel_{j}", (m, num_layers), "kernel")
-                )
+        self.input_widths = [int(input_shape[-1])] + self.layer_units[:-1]
+        weights = add_weights(self)
+        self.kernels = weights["kernels"]
+        self.recurrent_kernels = weights["recurrent_kernels"]
+        self.feedback_kernels = weights["feedback_kernels"]
+        self.biases = weights["biases"]
+        self.gate_kernels = weights["gate_kernels"]
         if self.feedback == "gated":
-            self.gate_recurrent_kernel = weight(
-                "gate_recurrent_kernel", (total, num_layers**2), "recurrent"
-            )
-
-    def _bias_initializer(self, units, layer):
-        def initializer(shape, dtype=None):
-            del shape
-            return gate_bias(
-                self.bias_initializer,
-                self.gate_blocks,
-                units,
-                self.unit_forget_bias,
-                dtype,
-                seed_offset=layer * len(self.gate_blocks),
-            )
-
-        return initializer
+            self.gate_recurrent_kernel = weights["gate_recurrent_kernel"]
 
     def _input_mask_width(self):
         # One mask for every layer's input, made at once.
