@@ -51,7 +51,7 @@ class _GateCell(keras.layers.Layer):
         _, new_states, gates = cell.step(
             inputs,
             states,
-            cell._call_loop_state(inputs, training=False),
+            cell._loop_state(inputs, training=False),
             return_gates=True,
         )
         return ops.reshape(gates, (-1, self.output_size)), new_states

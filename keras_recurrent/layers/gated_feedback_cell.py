@@ -352,15 +352,11 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
     def call(self, inputs, states, training=False):
         check_float_dtype(self, inputs)
         check_step_inputs(self, inputs, self.input_widths[0])
-        return self.step(
-            inputs, states, self._call_loop_state(inputs, training)
-        )
-
-    def _call_loop_state(self, inputs, training):
-        """The `loop_state` of one `call`: the variables as they are."""
-        return self._loop_state(inputs, training)
+        return self.step(inputs, states, self._loop_state(inputs, training))
 
     def _loop_state(self, step_input, training):
+        """The `loop_state` of one `call`: the variables as they are, and
+        the dropout masks split by layer."""
         input_masks, recurrent_masks = self.sequence_dropout_masks(
             step_input, training
         )

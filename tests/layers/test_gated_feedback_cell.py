@@ -265,7 +265,7 @@ def test_loop_reads_the_dropout_masks_of_the_sequence():
     cell.get_dropout_mask(x[:, 0])
     cell.get_recurrent_dropout_mask(x[:, 0])
     _, loop_state = cell.prepare_loop(x, training=True)
-    call_state = cell._call_loop_state(x[:, 0], training=True)
+    call_state = cell._loop_state(x[:, 0], training=True)
     cell.reset_dropout_mask()
     cell.reset_recurrent_dropout_mask()
     _, fresh = cell.prepare_loop(x, training=True)
