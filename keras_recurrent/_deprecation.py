@@ -3,6 +3,8 @@
 import importlib
 import warnings
 
+from keras_recurrent._lazy import no_attribute
+
 
 def moved_getattr(old_module, moved):
     """Returns a module `__getattr__` that serves names from their new home.
@@ -22,9 +24,7 @@ def moved_getattr(old_module, moved):
 
     def moved_attribute(name):
         if name not in moved:
-            raise AttributeError(
-                f"module {old_module!r} has no attribute {name!r}"
-            )
+            raise no_attribute(old_module, name)
         new_module, new_name = moved[name]
         warnings.warn(
             f"`{old_module}.{name}` moved to `{new_module}.{new_name}`; the "

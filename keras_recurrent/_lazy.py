@@ -25,12 +25,15 @@ def lazy_getattr(package, attributes):
 
     def lazy_attribute(name):
         if name not in attributes:
-            raise AttributeError(
-                f"module {package!r} has no attribute {name!r}"
-            )
+            raise no_attribute(package, name)
         module = importlib.import_module(attributes[name], package)
         if module.__name__.rsplit(".", 1)[-1] == name:
             return module
         return getattr(module, name)
 
     return lazy_attribute
+
+
+def no_attribute(module, name):
+    """The `AttributeError` of a module `__getattr__` for an unknown name."""
+    return AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -307,7 +307,7 @@ CASES = {
         )
         for variant in kr.layers.VARIANTS
     },
-    "GatedFeedbackRNN(tanh, gated)": _gated_feedback_case("tanh", "gated"),
+    "GatedFeedbackRNN(simple, gated)": _gated_feedback_case("simple", "gated"),
     "GatedFeedbackRNN(gru, fixed)": _gated_feedback_case("gru", "fixed"),
     "GatedFeedbackRNN(lstm, gated)": _gated_feedback_case("lstm", "gated"),
     "GatedFeedbackRNN(gru, last, backwards)": _gated_feedback_last_case("gru"),

@@ -116,17 +116,6 @@ def check_mask(layer, mask, sequences):
     return mask
 
 
-def built_features(layer):
-    """The last-axis size `layer.build` recorded, or `None`."""
-    return getattr(layer, "_built_sequence_features", None)
-
-
-def record_features(layer, input_shape):
-    """Records the last-axis size of the shape `layer` is built with."""
-    features = tuple(input_shape)[-1] if input_shape else None
-    layer._built_sequence_features = features
-
-
 def last_valid_step(mask):
     """The index of each row's last `True` step, `(batch, 1)`; -1 if none.
 

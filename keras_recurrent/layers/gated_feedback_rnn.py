@@ -4,7 +4,6 @@ import keras
 from keras import ops
 
 from keras_recurrent.layers._cell_rnn import CellRNN
-from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers.gated_feedback_cell import GatedFeedbackCell
@@ -15,7 +14,7 @@ class GatedFeedbackRNN(CellRNN):
     """Gated-Feedback RNN layer (GF-RNN, Chung et al. 2015).
 
     A thin `keras.layers.RNN` around `kr.layers.GatedFeedbackCell`: a stack of
-    `num_layers` tanh, GRU or LSTM layers in which every layer reads every
+    `num_layers` simple, GRU or LSTM layers in which every layer reads every
     layer of the previous step through scalar global reset gates
     `g^{i→j}_t`. See the cell for the equations, the weights (names, shapes
     and block orders) and the state order. `gate_values` returns the gates
@@ -30,7 +29,9 @@ class GatedFeedbackRNN(CellRNN):
             integers, one per layer.
         num_layers: Positive integer, the number of layers. `None` (default)
             means `len(units)` for a list and 1 for an integer.
-        cell_type: `"tanh"`, `"gru"` or `"lstm"`. Defaults to `"tanh"`.
+        cell_type: `"simple"` (as `keras.layers.SimpleRNN`), `"gru"` or
+            `"lstm"`. Defaults to `"simple"`. `"tanh"`, the old name of
+            `"simple"`, still works and warns.
         feedback: `"gated"` (the paper), `"fixed"` (all gates 1) or `"none"`
             (a plain stacked RNN). Defaults to `"gated"`.
         output_mode: `"top"` (the last layer's `h`) or `"all"` (all layers'
@@ -105,7 +106,7 @@ class GatedFeedbackRNN(CellRNN):
         self,
         units,
         num_layers=None,
-        cell_type="tanh",
+        cell_type="simple",
         feedback="gated",
         output_mode="top",
         activation="tanh",
@@ -166,23 +167,6 @@ class GatedFeedbackRNN(CellRNN):
             **kwargs,
         )
 
-    def _loop_inputs(self, sequences, training):
-        # Each source layer's feedback matrices side by side, arranged once:
-        # the steps then make the feedback products before the gates.
-        # Layer 0's input terms, which do not depend on t - 1, are one
-        # matmul for all steps before the loop only on PyTorch, whose loop
-        # runs step by step in Python. TensorFlow's loop makes the gradient
-        # of what it reads O(T) per step, a train step quadratic in T, and
-        # JAX measured no faster (docs/design/gated_feedback.md).
-        return self.cell.begin_projected_loop(
-            sequences,
-            training=training,
-            inputs_projected=keras.backend.backend() == "torch",
-        )
-
-    def _end_call(self):
-        self.cell.end_projected_loop()
-
     def inner_loop(self, sequences, initial_state, mask, training=False):
         if (
             mask is None
@@ -196,15 +180,14 @@ class GatedFeedbackRNN(CellRNN):
         # Keras' JAX scan fills masked steps with the first state, taken as
         # the previous output; ours is the top layer (or all layers). Run
         # with zeros there, then carry each sequence's last valid output.
-        return_sequences = self.return_sequences
-        self.zero_output_for_mask, self.return_sequences = True, True
-        try:
-            _, outputs, states = super().inner_loop(
-                sequences, initial_state, mask, training=training
-            )
-        finally:
-            self.zero_output_for_mask = False
-            self.return_sequences = return_sequences
+        _, outputs, states = self._time_loop(
+            sequences,
+            initial_state,
+            mask,
+            training,
+            zero_output_for_mask=True,
+            return_sequences=True,
+        )
         if self.go_backwards:
             mask = ops.flip(mask, axis=1)  # `outputs` are in loop order.
         outputs = _carry_last_valid(outputs, mask)
@@ -230,7 +213,7 @@ class GatedFeedbackRNN(CellRNN):
         """
         if not hasattr(sequences, "dtype"):
             sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
-        check_sequences(self, sequences, built_features(self), name="sequences")
+        check_sequences(self, sequences, self._built_features, name="sequences")
         mask = check_mask(self, mask, sequences)
         sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         if not self.built:

@@ -187,12 +187,6 @@ class LSTMVariant(CellRNN):
             **kwargs,
         )
 
-    def _loop_inputs(self, sequences, training):
-        return self.cell.begin_loop(sequences, training=training)
-
-    def _end_call(self):
-        self.cell.end_loop()
-
     @property
     def variant(self):
         return self.cell.variant

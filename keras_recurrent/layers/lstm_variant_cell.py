@@ -13,7 +13,7 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
-from keras_recurrent.layers._dropout import DropoutRNNCellMixin
+from keras_recurrent.layers._dropout import SequenceDropout
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
@@ -46,7 +46,7 @@ def canonical_variant(variant):
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
+class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
     """Cell class for the LSTM variants of Greff et al. (2017).
 
     One time step of the vanilla LSTM with peepholes ("V", Gers & Schmidhuber
@@ -269,10 +269,6 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         self.seed = seed
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
 
-        # Between `begin_loop` and `end_loop`: the weights as the steps of
-        # that loop read them (`None` for a cell run alone).
-        self._loop_weights = None
-
         state_units = self.projection_units or units
         self.state_size = [state_units, units]
         if structure["full_gate_recurrence"]:
@@ -340,6 +336,12 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         """Whether gate `i`, `f` or `o` has its own pre-activation block."""
         return gate in self.gate_blocks
 
+    def _input_mask_width(self):
+        return self.kernel.shape[0]
+
+    def _recurrent_mask_width(self):
+        return self.state_size[0]
+
     def _bias_initializer(self, shape, dtype=None):
         del shape
         return gate_bias(
@@ -351,12 +353,93 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         )
 
     def call(self, inputs, states, training=False):
-        h_tm1, c_tm1 = states[0], states[1]
-        weights = self._loop_weights or self._step_weights()
         check_float_dtype(self, inputs)
-        check_step_inputs(self, inputs, weights["kernel"].shape[0])
-        if training and self.dropout > 0:
-            inputs = inputs * self.get_dropout_mask(inputs)
+        check_step_inputs(self, inputs, self.kernel.shape[0])
+        input_mask, recurrent_mask = self.sequence_dropout_masks(
+            inputs, training
+        )
+        loop_state = {
+            "weights": self._step_weights(),
+            "input_mask": input_mask,
+            "recurrent_mask": recurrent_mask,
+        }
+        return self.step(inputs, states, loop_state)
+
+    def prepare_loop(self, sequences, training=False):
+        """What a time loop over `sequences` reads: `(step_inputs, loop_state)`.
+
+        The layer's half of the loop contract (see `LSTMVariant`): call it
+        once before the loop, then `step(inputs_t, states, loop_state)` at
+        each step `t` of `step_inputs`.
+
+        `loop_state` holds `"weights"`, each read and cast to the compute
+        dtype once for all steps (instead of reading the variables at every
+        step), and the dropout masks of the sequences, `"input_mask"` and
+        `"recurrent_mask"` (`None` unless `training`). At inference
+        (`training=False`) the peepholes are also broadcast to the batch, and
+        the bias becomes the last row of the kernel, fed by a column of ones
+        appended to `sequences`, so that no step adds it: `step_inputs` then
+        has one more feature. Training keeps both as they are, and
+        `step_inputs` is `sequences`. Results equal those of steps that read
+        the variables, to float rounding. Why: the design note
+        docs/design/lstm_variants.md ("The served step").
+
+        Args:
+            sequences: Float tensor `(batch, timesteps, features)`.
+            training: Python boolean; dropout is active only when `True`.
+
+        Returns:
+            A tuple `(step_inputs, loop_state)`.
+        """
+        dtype = self.compute_dtype
+        weights = self._step_weights()
+        peepholes = weights.pop("peepholes")
+        weights = {
+            role: None if value is None else ops.cast(value, dtype)
+            for role, value in weights.items()
+        }
+        weights["peepholes"] = {
+            gate: ops.cast(weight, dtype) for gate, weight in peepholes.items()
+        }
+        batch_size = ops.shape(sequences)[0]
+        input_mask, recurrent_mask = self.sequence_dropout_masks(
+            sequences[:, 0, :], training
+        )
+        if not training:
+            timesteps = ops.shape(sequences)[1]
+            weights["peepholes"] = {
+                gate: ops.broadcast_to(weight, (batch_size, self.units))
+                for gate, weight in weights["peepholes"].items()
+            }
+            if self.use_bias:
+                weights["kernel"] = ops.concatenate(
+                    [weights["kernel"], weights["bias"][None, :]], axis=0
+                )
+                weights["bias"] = None
+                ones = ops.ones((batch_size, timesteps, 1), sequences.dtype)
+                sequences = ops.concatenate([sequences, ones], axis=-1)
+        loop_state = {
+            "weights": weights,
+            "input_mask": input_mask,
+            "recurrent_mask": recurrent_mask,
+        }
+        return sequences, loop_state
+
+    def step(self, inputs, states, loop_state):
+        """One step of a loop that `prepare_loop` prepared.
+
+        Args:
+            inputs: One step of `step_inputs`, `(batch, k)`.
+            states: The states `[h, c]` (plus `[i, f, o]` for FGR).
+            loop_state: What `prepare_loop` returned with `step_inputs`.
+
+        Returns:
+            A tuple `(h_t, new_states)`.
+        """
+        h_tm1, c_tm1 = states[0], states[1]
+        weights = loop_state["weights"]
+        if loop_state["input_mask"] is not None:
+            inputs = inputs * loop_state["input_mask"]
         # Each step projects its own input, as Keras' LSTM does: one matmul
         # for all steps before the loop measured slower
         # (docs/design/lstm_variants.md).
@@ -364,8 +447,8 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
         if weights["bias"] is not None:
             z = z + weights["bias"]
         h_for_matmul = h_tm1
-        if training and self.recurrent_dropout > 0:
-            h_for_matmul = h_tm1 * self.get_recurrent_dropout_mask(h_tm1)
+        if loop_state["recurrent_mask"] is not None:
+            h_for_matmul = h_tm1 * loop_state["recurrent_mask"]
         z = z + ops.matmul(h_for_matmul, weights["recurrent_kernel"])
         blocks = dict(
             zip(self.gate_blocks, ops.split(z, len(self.gate_blocks), axis=-1))
@@ -423,53 +506,6 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, DropoutRNNCellMixin):
             ),
             "projection_kernel": getattr(self, "projection_kernel", None),
         }
-
-    def begin_loop(self, sequences, training=False):
-        """Starts a time loop: returns what the loop feeds the cell.
-
-        Until `end_loop()`, each `call` reads the weights as arranged here,
-        once for all steps, instead of reading the variables at every step:
-        each weight is read and cast to the compute dtype once. At inference
-        (`training=False`) the peepholes are also broadcast to the batch, and
-        the bias becomes the last row of the kernel, fed by a column of ones
-        appended to `sequences`, so that no step adds it; the sequences
-        returned then have one more feature. Training keeps both as they
-        are. Results equal those of steps that read the variables, to float
-        rounding.
-
-        `LSTMVariant` calls both around its time loop; a cell run by another
-        RNN reads its variables at every step. Why: the design note
-        docs/design/lstm_variants.md ("The served step").
-        """
-        dtype = self.compute_dtype
-        weights = self._step_weights()
-        peepholes = weights.pop("peepholes")
-        weights = {
-            role: None if value is None else ops.cast(value, dtype)
-            for role, value in weights.items()
-        }
-        weights["peepholes"] = {
-            gate: ops.cast(weight, dtype) for gate, weight in peepholes.items()
-        }
-        if not training:
-            batch_size, timesteps = ops.shape(sequences)[:2]
-            weights["peepholes"] = {
-                gate: ops.broadcast_to(weight, (batch_size, self.units))
-                for gate, weight in weights["peepholes"].items()
-            }
-            if self.use_bias:
-                weights["kernel"] = ops.concatenate(
-                    [weights["kernel"], weights["bias"][None, :]], axis=0
-                )
-                weights["bias"] = None
-                ones = ops.ones((batch_size, timesteps, 1), sequences.dtype)
-                sequences = ops.concatenate([sequences, ones], axis=-1)
-        self._loop_weights = weights
-        return sequences
-
-    def end_loop(self):
-        """Ends what `begin_loop` started."""
-        self._loop_weights = None
 
     def get_initial_state(self, batch_size=None):
         return [

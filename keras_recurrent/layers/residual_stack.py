@@ -12,11 +12,9 @@ from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import invalid
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._known_rank import KnownRankInputs
-from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
-from keras_recurrent.layers._sequence_checks import record_features
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
@@ -130,6 +128,9 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
           Translation](https://arxiv.org/abs/1906.01787)
     """
 
+    # The last-axis size the layer was built for (`None` until built).
+    _built_features = None
+
     def __init__(
         self,
         layers,
@@ -210,7 +211,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
 
     def build(self, input_shape):
         shape = check_sequence_shape(self, input_shape, known_features=True)
-        record_features(self, shape)
+        self._built_features = shape[-1]
         # One entry per RNN, `None` where there is no such sublayer.
         self.layer_norms = []
         self.projections = []
@@ -255,7 +256,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
             self.last_step.build(shape)
 
     def call(self, inputs, mask=None, training=None):
-        check_sequences(self, inputs, built_features(self))
+        check_sequences(self, inputs, self._built_features)
         mask = check_mask(self, mask, inputs)
         outputs = inputs
         if mask is not None:

@@ -7,12 +7,10 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import invalid
 from keras_recurrent.layers._known_rank import KnownRankInputs
-from keras_recurrent.layers._sequence_checks import built_features
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import last_valid_step
-from keras_recurrent.layers._sequence_checks import record_features
 from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Settings of the wrapped layer that do not make sense per window.
@@ -96,6 +94,9 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
           https://arxiv.org/abs/1805.10369)
     """
 
+    # The last-axis size the layer was built for (`None` until built).
+    _built_features = None
+
     def __init__(self, rnn_layer, window, return_sequences=False, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(rnn_layer, keras.layers.RNN):
@@ -122,7 +123,7 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
         input_shape = check_sequence_shape(
             self, input_shape, known_features=True
         )
-        record_features(self, input_shape)
+        self._built_features = input_shape[-1]
         if not self.rnn_layer.built:
             self.rnn_layer.build((None, self.window, input_shape[-1]))
 
@@ -142,7 +143,7 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
         return mask if self.return_sequences else None
 
     def call(self, inputs, mask=None, training=None):
-        check_sequences(self, inputs, built_features(self))
+        check_sequences(self, inputs, self._built_features)
         mask = check_mask(self, mask, inputs)
         # The wrapped RNN (Keras' own too) then never sees what is at a
         # masked step: NaN there would otherwise reach the gradients.

@@ -23,7 +23,7 @@ class GatedFeedbackHyperModel(SequenceHyperModel):
     Hyperparameters, all declared in `build` (fix any of them with
     `hp.Fixed(name, value)` before the search to take it out of the search):
 
-    - `cell_type`: Choice of `"tanh"`, `"gru"`, `"lstm"`. Default `"lstm"`.
+    - `cell_type`: Choice of `"simple"`, `"gru"`, `"lstm"`. Default `"lstm"`.
     - `feedback`: Choice of `"gated"`, `"fixed"`, `"none"` (a stacked RNN,
       the baseline). Default `"gated"`.
     - `num_layers`: Int in `[1, 4]`. Default 3 (as in the paper).

@@ -75,7 +75,7 @@ def gf_step(x, h, c, w, cell_type, feedback, masks=(None, None)):
         kernel = w[f"kernel_{j}"]
         bias = w.get(f"bias_{j}", np.zeros(kernel.shape[-1]))
         pre = u @ kernel + bias
-        if cell_type == "tanh":
+        if cell_type == "simple":
             hj = np.tanh(pre + feedback_sum)
         elif cell_type == "gru":
             x_z, x_r, x_h = np.split(pre, 3, axis=-1)
@@ -165,7 +165,7 @@ def keras_stacked_weights(layer, cell_type):
         kernel = w[f"kernel_{j}"]
         feedback = w[f"feedback_kernel_{j}"]
         bias = w[f"bias_{j}"]
-        if cell_type == "tanh":
+        if cell_type == "simple":
             weights += [kernel, feedback, bias]
         elif cell_type == "gru":
             recurrent = np.concatenate(
@@ -184,7 +184,7 @@ def keras_stacked_weights(layer, cell_type):
 
 def keras_cells(widths, cell_type):
     make = {
-        "tanh": lambda n: keras.layers.SimpleRNNCell(n),
+        "simple": lambda n: keras.layers.SimpleRNNCell(n),
         "gru": lambda n: keras.layers.GRUCell(n, reset_after=True),
         "lstm": lambda n: keras.layers.LSTMCell(n),
     }[cell_type]

@@ -13,7 +13,7 @@ from tests.layers.gated_feedback_reference import randomize_weights
 
 BATCH, STEPS, FEATURES = 3, 5, 4
 WIDTHS = [5, 3, 4]
-CELL_TYPES = ("tanh", "gru", "lstm")
+CELL_TYPES = ("simple", "gru", "lstm")
 FEEDBACK = ("gated", "fixed", "none")
 
 
@@ -106,9 +106,9 @@ def test_weight_names_and_shapes():
     }
     # unit_forget_bias: the f block of every LSTM bias starts at 1.
     np.testing.assert_array_equal(np.array(cell.biases[1])[3:6], 1.0)
-    tanh = kr.layers.GatedFeedbackCell([2, 3], feedback="none")
-    tanh.build((None, FEATURES))
-    shapes = {w.path.split("/")[-1]: tuple(w.shape) for w in tanh.weights}
+    simple = kr.layers.GatedFeedbackCell([2, 3], feedback="none")
+    simple.build((None, FEATURES))
+    shapes = {w.path.split("/")[-1]: tuple(w.shape) for w in simple.weights}
     assert shapes == {
         "kernel_0": (4, 2),
         "feedback_kernel_0": (2, 2),
@@ -232,3 +232,67 @@ def test_cell_get_config_round_trip():
 def test_cell_rejects_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         kr.layers.GatedFeedbackCell(**kwargs)
+
+
+@pytest.mark.parametrize("cell_type", CELL_TYPES)
+def test_prepare_loop_and_step_equal_call(cell_type):
+    cell = kr.layers.GatedFeedbackCell(WIDTHS, cell_type=cell_type)
+    _rnn(cell)
+    x, _ = _data()
+    rng = np.random.default_rng(1)
+    states = [
+        rng.normal(size=(BATCH, n)).astype("float32") for n in cell.state_size
+    ]
+    before = {name: id(value) for name, value in vars(cell).items()}
+    step_inputs, loop_state = cell.prepare_loop(x)
+    output, new_states = cell.step(step_inputs[:, 0], states, loop_state)
+    # The cell keeps nothing of a loop.
+    assert {name: id(value) for name, value in vars(cell).items()} == before
+    expected, expected_states = cell(x[:, 0], states)
+    np.testing.assert_allclose(output, expected, atol=1e-5)
+    for state, expected_state in zip(new_states, expected_states):
+        np.testing.assert_allclose(state, expected_state, atol=1e-5)
+
+
+def test_loop_reads_the_dropout_masks_of_the_sequence():
+    cell = kr.layers.GatedFeedbackCell(
+        WIDTHS, dropout=0.5, recurrent_dropout=0.5, seed=2
+    )
+    _rnn(cell)
+    x, _ = _data()
+    assert cell.prepare_loop(x)[1]["input_masks"] is None
+    # What `keras.layers.RNN` does before its loop.
+    cell.get_dropout_mask(x[:, 0])
+    cell.get_recurrent_dropout_mask(x[:, 0])
+    _, loop_state = cell.prepare_loop(x, training=True)
+    call_state = cell._loop_state(x[:, 0], training=True)
+    cell.reset_dropout_mask()
+    cell.reset_recurrent_dropout_mask()
+    _, fresh = cell.prepare_loop(x, training=True)
+    for key, widths in (
+        ("input_masks", [FEATURES] + WIDTHS[:-1]),
+        ("recurrent_masks", WIDTHS),
+    ):
+        assert [m.shape[1] for m in loop_state[key]] == widths
+        for ours, calls in zip(loop_state[key], call_state[key]):
+            np.testing.assert_array_equal(ours, calls)
+        # Without masks made for the sequence, new ones (not kept).
+        assert any(
+            not np.array_equal(ours, new)
+            for ours, new in zip(loop_state[key], fresh[key])
+        )
+
+
+def test_dropout_uses_no_private_keras_attribute():
+    cell = kr.layers.GatedFeedbackCell(
+        WIDTHS, dropout=0.3, recurrent_dropout=0.3, seed=1
+    )
+    layer = _rnn(cell)
+    x, mask = _data()
+    layer(x, mask=mask, training=True)
+    names = set(vars(cell))
+    assert not names & {"_dropout_mask", "_recurrent_dropout_mask"}
+    # Keras' RNN made the masks through our methods and cleared them.
+    assert cell.sequence_dropout_masks(x[:, 0], training=False) == (None, None)
+    assert cell.get_dropout_mask(x[:, 0]).shape == (BATCH, FEATURES + 8)
+    cell.reset_dropout_mask()

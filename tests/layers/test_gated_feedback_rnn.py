@@ -35,7 +35,7 @@ def _layer(**kwargs):
 
 @pytest.mark.parametrize(
     ("cell_type", "feedback"),
-    [("tanh", "gated"), ("gru", "fixed"), ("lstm", "gated")],
+    [("simple", "gated"), ("gru", "fixed"), ("lstm", "gated")],
 )
 def test_layer_matches_numpy_reference(cell_type, feedback):
     x, mask = _data()
@@ -195,7 +195,7 @@ def test_bidirectional_equals_forward_and_backward_layers():
 
 def test_seeded_dropout_is_reproducible():
     x, _ = _data(5)
-    options = {"units": 3, "num_layers": 2, "cell_type": "tanh"}
+    options = {"units": 3, "num_layers": 2, "cell_type": "simple"}
     outputs = []
     for _ in range(2):
         layer = _layer(dropout=0.3, recurrent_dropout=0.3, seed=5, **options)
@@ -303,3 +303,18 @@ def test_cell_arguments_are_explicit_properties():
             "seed": 5,
         },
     )
+
+
+def test_cell_type_tanh_is_the_old_name_of_simple():
+    with pytest.warns(DeprecationWarning, match="cell_type='simple'"):
+        old = kr.layers.GatedFeedbackRNN(3, num_layers=2, cell_type="TANH")
+    new = kr.layers.GatedFeedbackRNN(3, num_layers=2)
+    assert old.cell_type == new.cell_type == "simple"
+    assert old.get_config() | {"name": None} == new.get_config() | {
+        "name": None
+    }
+    x = np.random.default_rng(0).normal(size=(2, 4, 3)).astype("float32")
+    old.build(x.shape)
+    new.build(x.shape)
+    new.set_weights(old.get_weights())
+    np.testing.assert_array_equal(old(x), new(x))

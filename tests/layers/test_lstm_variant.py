@@ -83,7 +83,7 @@ def test_go_backwards_and_initial_state_match_reference(name):
 
 def _plain_rnn_of(layer, shape):
     """`keras.layers.RNN` of a copy of `layer`'s cell, with its weights: its
-    steps read the variables, where `layer`'s read them as `begin_loop`
+    steps read the variables, where `layer`'s read them as `prepare_loop`
     arranged them."""
     plain = keras.layers.RNN(
         type(layer.cell).from_config(layer.cell.get_config()),
@@ -134,43 +134,72 @@ def test_training_gradients_equal_plain_rnn_of_the_cell(name):
         np.testing.assert_allclose(ours, theirs, atol=1e-5)
 
 
-def test_begin_loop_folds_the_bias_into_the_kernel_at_inference_only():
+def test_prepare_loop_folds_the_bias_into_the_kernel_at_inference_only():
     layer, _ = _layer("peephole")
     cell = layer.cell
     x, _ = _data()
-    inference = cell.begin_loop(x)
+    before = {name: id(value) for name, value in vars(cell).items()}
+    inference, loop_state = cell.prepare_loop(x)
     np.testing.assert_array_equal(inference[..., :FEATURES], x)
     np.testing.assert_array_equal(inference[..., FEATURES], 1.0)
-    weights = cell._loop_weights
+    weights = loop_state["weights"]
     assert weights["bias"] is None
     np.testing.assert_array_equal(
         weights["kernel"], np.concatenate([cell.kernel, cell.bias[None]])
     )
     assert weights["peepholes"]["o"].shape == (BATCH, UNITS)
-    cell.end_loop()
-    assert cell._loop_weights is None
-    assert cell.begin_loop(x, training=True) is x
-    np.testing.assert_array_equal(cell._loop_weights["bias"], cell.bias)
-    assert cell._loop_weights["peepholes"]["o"].shape == (UNITS,)
-    cell.end_loop()
+    assert loop_state["input_mask"] is None
+    assert loop_state["recurrent_mask"] is None
+    training_inputs, loop_state = cell.prepare_loop(x, training=True)
+    assert training_inputs is x
+    np.testing.assert_array_equal(loop_state["weights"]["bias"], cell.bias)
+    assert loop_state["weights"]["peepholes"]["o"].shape == (UNITS,)
+    # The cell keeps nothing of a loop.
+    assert {name: id(value) for name, value in vars(cell).items()} == before
 
 
-def test_loop_state_is_cleared_after_a_failed_step(monkeypatch):
-    layer, _ = _layer("peephole")
+def test_step_with_the_loop_state_equals_call():
+    layer, _ = _layer("variant_FGR")
+    cell = layer.cell
+    x, _ = _data()
+    states = [
+        np.random.default_rng(1).normal(size=(BATCH, size)).astype("float32")
+        for size in cell.state_size
+    ]
+    expected, expected_states = cell(x[:, 0], states)
+    for training in (False, True):
+        step_inputs, loop_state = cell.prepare_loop(x, training=training)
+        output, new_states = cell.step(step_inputs[:, 0], states, loop_state)
+        np.testing.assert_allclose(output, expected, atol=1e-6)
+        for state, expected_state in zip(new_states, expected_states):
+            np.testing.assert_allclose(state, expected_state, atol=1e-6)
+
+
+def test_dropout_masks_are_cleared_after_a_failed_step(monkeypatch):
+    layer, _ = _layer("peephole", dropout=0.5, recurrent_dropout=0.5, seed=3)
     x, mask = _data()
     expected = layer(x, mask=mask)[0]
     seen = []
 
     def failing_step(*args, **kwargs):
-        seen.append(layer.cell._loop_weights is not None)
+        seen.append(layer.cell.get_dropout_mask(x[:, 0]) is not None)
         raise RuntimeError("step failed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(layer.cell, "call", failing_step)
+        patch.setattr(layer.cell, "step", failing_step)
         with pytest.raises(RuntimeError, match="step failed"):
-            layer(x, mask=mask)
+            layer(x, mask=mask, training=True)
     assert seen == [True]
-    assert layer.cell._loop_weights is None
+    assert layer.cell.sequence_dropout_masks(x[:, 0], training=False) == (
+        None,
+        None,
+    )
+    first, second = (
+        layer.cell.sequence_dropout_masks(x[:, 0], training=True)[0]
+        for _ in range(2)
+    )
+    # No mask was left from the failed call: each is new.
+    assert not np.array_equal(first, second)
     np.testing.assert_allclose(layer(x, mask=mask)[0], expected)
 
 

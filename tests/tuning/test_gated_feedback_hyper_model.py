@@ -68,7 +68,7 @@ def test_search_space():
     hp = keras_tuner.HyperParameters()
     kr.tuning.GatedFeedbackHyperModel(INPUT_SHAPE, 1).build(hp)
     space = {entry.name: entry for entry in hp.space}
-    assert space["cell_type"].values == ["tanh", "gru", "lstm"]
+    assert space["cell_type"].values == ["simple", "gru", "lstm"]
     assert space["feedback"].values == ["gated", "fixed", "none"]
     layers = space["num_layers"]
     assert (layers.min_value, layers.max_value) == (1, MAX_LAYERS)
