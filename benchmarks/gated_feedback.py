@@ -1,6 +1,6 @@
 """Train-step time of the Gated-Feedback RNN against a stacked RNN.
 
-For each unit type (tanh, GRU, LSTM) four models of the same widths are
+For each unit type (simple, GRU, LSTM) four models of the same widths are
 timed: the stacked network a user would otherwise build,
 `keras.layers.RNN(keras.layers.StackedRNNCells([...]))` of `SimpleRNNCell`,
 `GRUCell` or `LSTMCell`, and `kr.layers.GatedFeedbackRNN` with
@@ -64,10 +64,10 @@ SIZES = {
     # For a quick check that it runs, e.g. on every backend.
     "tiny": (8, 10, 8, [16, 16]),
 }
-CELL_TYPES = ("tanh", "gru", "lstm")
+CELL_TYPES = ("simple", "gru", "lstm")
 FEEDBACK = ("none", "fixed", "gated")
 KERAS_CELLS = {
-    "tanh": keras.layers.SimpleRNNCell,
+    "simple": keras.layers.SimpleRNNCell,
     "gru": keras.layers.GRUCell,
     "lstm": keras.layers.LSTMCell,
 }
@@ -132,7 +132,7 @@ def closed_form(cell_type, feedback, features, widths):
     all of `h*` instead of `h^j`, `sum G m_j n_j + (G-1) n_j^2 + N n_j`.
     `"gated"`: plus the gates, `sum m_j L + N L^2`.
     """
-    blocks = {"tanh": 1, "gru": 3, "lstm": 4}[cell_type]
+    blocks = {"simple": 1, "gru": 3, "lstm": 4}[cell_type]
     inputs = [features, *widths[:-1]]
     total, num_layers = sum(widths), len(widths)
     if feedback in (None, "none"):

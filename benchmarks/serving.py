@@ -81,6 +81,7 @@ def _requests(name, batch, rng):
             vocabulary=kr.datasets.LISTOPS_VOCABULARY,
             labeled=False,
             num_children=2,
+            levels=False,  # The exported model takes the three tensors.
         )
     if name == "GatedGraph":
         graphs = []

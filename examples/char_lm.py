@@ -4,7 +4,7 @@ Reproduces the language-modelling comparison of Chung et al. (2015) on a text
 we can have (Tiny Shakespeare): at matched parameter counts, train
 
 - `single`: one `keras.layers.LSTM` (`GRU`, `SimpleRNN` for `--cell gru`,
-  `tanh`) layer,
+  `simple`) layer,
 - `stacked`: `kr.layers.GatedFeedbackRNN(feedback="none")`, a plain stack of
   `--layers` layers,
 - `gf_fixed`: the GF-RNN with every global reset gate fixed to 1 (the
@@ -267,7 +267,7 @@ def build_model(
         layer_class = {
             "lstm": keras.layers.LSTM,
             "gru": keras.layers.GRU,
-            "tanh": keras.layers.SimpleRNN,
+            "simple": keras.layers.SimpleRNN,
         }[cell]
         rnn = layer_class(
             units, return_sequences=True, stateful=stateful, name="rnn"
@@ -528,7 +528,7 @@ def parse_args(argv=None):
     parser.add_argument(
         "--cell",
         default="lstm",
-        choices=("lstm", "gru", "tanh"),
+        choices=("lstm", "gru", "simple"),
         help="Unit type of every model.",
     )
     parser.add_argument(

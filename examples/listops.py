@@ -173,11 +173,21 @@ class SizeBatches(keras.utils.PyDataset):
     whatever its size. Each batch is padded to `kr.trees.bucket_size` of
     its largest example, so compiled code sees a handful of shapes. With
     `shuffle`, the batches are redrawn and their order shuffled after every
-    epoch.
+    epoch. With `weighted`, each batch also carries sample weights `n /
+    batch_size` for its `n` examples, so that the mean loss of a batch of
+    few long expressions counts each of them as much as an expression of a
+    full batch (without, every batch weighs the same in its step).
     """
 
     def __init__(
-        self, examples, labels, batch_size, batch_nodes, shuffle, seed
+        self,
+        examples,
+        labels,
+        batch_size,
+        batch_nodes,
+        shuffle,
+        seed,
+        weighted=False,
     ):
         super().__init__()
         self.examples = examples
@@ -185,6 +195,7 @@ class SizeBatches(keras.utils.PyDataset):
         self.batch_size = batch_size
         self.batch_nodes = batch_nodes
         self.shuffle = shuffle
+        self.weighted = weighted
         self.rng = np.random.default_rng(seed)
         self.sizes = np.array(
             [len(next(iter(example.values()))) for example in examples]
@@ -214,7 +225,10 @@ class SizeBatches(keras.utils.PyDataset):
     def __getitem__(self, index):
         chosen = self.batches[index]
         inputs = pad([self.examples[i] for i in chosen], self.padded[index])
-        return inputs, self.labels[chosen]
+        if not self.weighted:
+            return inputs, self.labels[chosen]
+        weights = np.full(len(chosen), len(chosen) / self.batch_size)
+        return inputs, self.labels[chosen], weights.astype("float32")
 
     def on_epoch_end(self):
         if self.shuffle:
@@ -229,7 +243,7 @@ def as_input(batches):
         return batches
     import tensorflow as tf
 
-    inputs, _ = batches[0]
+    inputs = batches[0][0]
     signature = (
         {
             key: tf.TensorSpec(
@@ -242,6 +256,8 @@ def as_input(batches):
         },
         tf.TensorSpec((None,), tf.int32),
     )
+    if batches.weighted:
+        signature += (tf.TensorSpec((None,), tf.float32),)
 
     def generate():
         for index in range(len(batches)):
@@ -320,6 +336,7 @@ def run(model, splits, args, report):
         args.batch_nodes,
         shuffle=True,
         seed=args.seed,
+        weighted=args.weighting == "expression",
     )
     evaluation = {
         name: SizeBatches(
@@ -588,6 +605,14 @@ def main():
         type=float,
         default=5.0,
         help="gradient norm clipping (0: none)",
+    )
+    parser.add_argument(
+        "--weighting",
+        choices=["batch", "expression"],
+        default="batch",
+        help="training loss: the mean of each batch (every batch weighs the "
+        "same, so the few-expression batches of long ones weigh more per "
+        "expression), or weighted so that every expression weighs the same",
     )
     parser.add_argument(
         "--seed",

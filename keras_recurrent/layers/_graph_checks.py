@@ -91,12 +91,23 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     )
     if traced_tf:
         names = {"num_nodes": "num_nodes", "allowed": f"[0, {num_edge_types})"}
-        checks = rule_assertions(
-            layer, [NODE_MASK_RULE], [bad_nodes], "graph", "node", **names
-        ) + rule_assertions(
-            layer, EDGE_RULES, bad_edges, "graph", "edge", **names
+        [valid] = after_assertions(
+            [valid],
+            lambda: (
+                rule_assertions(
+                    layer,
+                    [NODE_MASK_RULE],
+                    [bad_nodes],
+                    "graph",
+                    "node",
+                    **names,
+                )
+                + rule_assertions(
+                    layer, EDGE_RULES, bad_edges, "graph", "edge", **names
+                )
+            ),
+            any_bad=ops.any(any_bad_example(ops, [bad_nodes, *bad_edges])),
         )
-        [valid] = after_assertions([valid], checks)
     good = ops.logical_and(real, ops.logical_not(bad_edge))
     return (
         node_inputs,

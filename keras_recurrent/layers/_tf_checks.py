@@ -53,20 +53,33 @@ def assert_batch_size(tensor, expected, message):
     return tensor
 
 
-def after_assertions(tensors, assertions):
+def after_assertions(tensors, assertions, any_bad=None):
     """`tensors`, readable only after run-time assertions passed.
 
     `assertions` are `(condition, data)` pairs for `tf.debugging.Assert`;
     each runs after the previous one, so that the first problem is named.
+    With `any_bad`, a bool scalar that is true when one of them fails,
+    `assertions` is a function that returns the pairs, built and run in a
+    `tf.cond` branch taken only then: good inputs pay for `any_bad` alone,
+    not for each assertion's message.
     """
     import tensorflow as tf
 
-    chain = []
-    for condition, data in assertions:
+    def checked(assertions):
+        chain = []
+        for condition, data in assertions:
+            with tf.control_dependencies(chain):
+                chain = [tf.debugging.Assert(condition, data)]
         with tf.control_dependencies(chain):
-            chain = [tf.debugging.Assert(condition, data)]
-    with tf.control_dependencies(chain):
-        return [tf.identity(tensor) for tensor in tensors]
+            return [tf.identity(tensor) for tensor in tensors]
+
+    if any_bad is None:
+        return checked(assertions)
+    return tf.cond(
+        any_bad,
+        lambda: checked(assertions()),
+        lambda: [tf.identity(tensor) for tensor in tensors],
+    )
 
 
 def rule_assertions(layer, rules, flags, structure, item, **names):

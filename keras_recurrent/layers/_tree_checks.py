@@ -130,10 +130,13 @@ def check_children(
         for p in (first_parent, last_parent)
     )
     flags = tree_flags(ops, children, ops.cast(node_mask, "bool"), first, last)
-    checks = rule_assertions(
-        layer, TREE_RULES, flags, "tree", "node", num_nodes="num_nodes"
+    [last_parent] = after_assertions(
+        [last_parent],
+        lambda: rule_assertions(
+            layer, TREE_RULES, flags, "tree", "node", num_nodes="num_nodes"
+        ),
+        any_bad=ops.any(any_bad_example(ops, flags)),
     )
-    [last_parent] = after_assertions([last_parent], checks)
     return last_parent
 
 

@@ -18,7 +18,9 @@ def test_a_short_run_of_chosen_models():
         [
             sys.executable,
             str(SERVING),
-            *("--requests", "3", "--batches", "1", "--models", "CoupledLSTM"),
+            *("--requests", "3", "--batches", "1", "--models"),
+            # One model of each input kind: sequences, trees, graphs.
+            *("CoupledLSTM", "NaryTreeLSTM", "GatedGraph"),
         ],
         capture_output=True,
         text=True,
@@ -27,7 +29,12 @@ def test_a_short_run_of_chosen_models():
     )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = re.findall(r"^\| (\S+) \| 1 \| [\d.]+ \|", result.stdout, re.M)
-    assert rows == ["keras.layers.LSTM", "CoupledLSTM"]
+    assert rows == [
+        "keras.layers.LSTM",
+        "CoupledLSTM",
+        "NaryTreeLSTM",
+        "GatedGraph",
+    ]
 
 
 def test_models_are_checked_by_the_parser():

@@ -207,6 +207,40 @@ def test_size_batches_pad_to_the_bucket_size(example):
     assert labels.tolist() == [2, 1]
 
 
+def test_weighted_batches_count_every_expression_the_same(example):
+    def chain(n):  # node i's child is node i - 1; the root is the last
+        children = np.full((n, 2), -1)
+        children[1:, 0] = np.arange(n - 1)
+        return children
+
+    sizes = [3, 5, 40, 60, 70]
+    encoded = [
+        {
+            "node_tokens": np.ones(n, "int32"),
+            "children": chain(n),
+            "node_mask": np.ones(n, "int32"),
+        }
+        for n in sizes
+    ]
+    labels = [0, 1, 2, 3, 4]
+    # Two small ones fill a batch of 2; the node budget takes the long ones
+    # one at a time.
+    batches = example.SizeBatches(
+        encoded, labels, 2, 100, shuffle=False, seed=0, weighted=True
+    )
+    weights = [batches[i][2].tolist() for i in range(len(batches))]
+    assert weights == [[1.0, 1.0], [0.5], [0.5], [0.5]]
+    # A mean over the batch weighted so is the sum over its expressions
+    # divided by `batch_size`, whatever the batch holds.
+    losses = np.array([0.3, 0.7])
+    assert np.mean(losses * weights[0]) * 2 == losses.sum()
+    assert np.mean(losses[:1] * weights[1]) * 1 == losses[0] / 2
+    unweighted = example.SizeBatches(
+        encoded, labels, 2, 100, shuffle=False, seed=0
+    )
+    assert len(unweighted[1]) == 2
+
+
 def test_generated_splits_are_drawn_from_one_shuffled_pool(example):
     args = example.argparse.Namespace(
         train_size=120,
