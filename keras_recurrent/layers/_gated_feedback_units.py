@@ -13,15 +13,20 @@ from keras import ops
 from keras_recurrent._checks import check_option
 
 
-class SimpleUnit:
+class _Unit:
+    """A unit's activations; subclasses set `blocks`, `has_cell_state` and
+    `step(z, recurrent, feedback, h, c)`."""
+
+    def __init__(self, activation, recurrent_activation):
+        self.activation = activation
+        self.recurrent_activation = recurrent_activation
+
+
+class SimpleUnit(_Unit):
     """`h_t = act(z + F)`, as `keras.layers.SimpleRNNCell` with feedback."""
 
     blocks = ("h",)
     has_cell_state = False
-
-    def __init__(self, activation, recurrent_activation):
-        del recurrent_activation
-        self.activation = activation
 
     def step(self, z, recurrent, feedback, h, c):
         """A layer's new `h` and states `[h]`."""
@@ -30,15 +35,11 @@ class SimpleUnit:
         return h, [h]
 
 
-class GRUUnit:
+class GRUUnit(_Unit):
     """Keras' `GRUCell(reset_after=True)`, the reset gate on `F`."""
 
     blocks = ("z", "r", "h")
     has_cell_state = False
-
-    def __init__(self, activation, recurrent_activation):
-        self.activation = activation
-        self.recurrent_activation = recurrent_activation
 
     def step(self, z, recurrent, feedback, h, c):
         """A layer's new `h` and states `[h]`."""
@@ -52,15 +53,11 @@ class GRUUnit:
         return h, [h]
 
 
-class LSTMUnit:
+class LSTMUnit(_Unit):
     """Keras' `LSTMCell`, with `F` in the candidate."""
 
     blocks = ("i", "f", "c", "o")
     has_cell_state = True
-
-    def __init__(self, activation, recurrent_activation):
-        self.activation = activation
-        self.recurrent_activation = recurrent_activation
 
     def step(self, z, recurrent, feedback, h, c):
         """A layer's new `h` and states `[h, c]`."""
