@@ -108,13 +108,10 @@ def tree_flags(xp, children, real, first_parent, last_parent):
     in_range = xp.logical_and(
         xp.greater_equal(children, 0), xp.less(children, shape[1])
     )
-    child_real = xp.take_along_axis(
-        xp.cast(real, "int32"),
-        xp.reshape(
-            xp.where(in_range, children, 0), (shape[0], shape[1] * shape[2])
-        ),
-        axis=1,
-    )
+    # With the real nodes first (the first rule, reported before this
+    # one), a child is real when its index is below the number of them.
+    num_real = xp.sum(xp.cast(real, "int32"), axis=1)
+    padding_child = xp.greater_equal(children, xp.reshape(num_real, (-1, 1, 1)))
     node_index = xp.reshape(xp.arange(shape[1], dtype="int32"), (1, -1, 1))
     later = xp.concatenate([real[:, 1:], xp.zeros_like(real[:, :1])], axis=1)
     ordered = xp.sort(children, axis=-1)
@@ -126,7 +123,7 @@ def tree_flags(xp, children, real, first_parent, last_parent):
         xp.logical_and(xp.logical_not(real), later),
         any_slot(is_child, xp.logical_not(in_range)),
         any_slot(is_child, xp.logical_not(xp.expand_dims(real, -1))),
-        any_slot(in_range, xp.equal(xp.reshape(child_real, shape), 0)),
+        any_slot(in_range, padding_child),
         any_slot(in_range, xp.greater_equal(children, node_index)),
         any_slot(
             xp.equal(ordered[..., 1:], ordered[..., :-1]),
