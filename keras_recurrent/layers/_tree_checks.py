@@ -125,7 +125,7 @@ def check_children(
     if keras.backend.backend() != "tensorflow":
         return last_parent
     # Padding rows (`node_of_row` past the real nodes) get one parent, 0.
-    # One gather for both (a gather per tensor cost 1% of a train step).
+    # One gather for both.
     parents = ops.stack([first_parent, last_parent], axis=1)
     parents = ops.take(
         ops.concatenate([parents, ops.zeros((1, 2), "int32")]),
