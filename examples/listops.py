@@ -330,13 +330,28 @@ def run(model, splits, args, report):
         name: (encode(split, model), split["labels"])
         for name, split in splits.items()
     }
-    train = SizeBatches(
-        *encoded["train"],
-        args.batch_size,
-        args.batch_nodes,
-        shuffle=True,
-        seed=args.seed,
-        weighted=args.weighting == "expression",
+
+    def training_batches(keep):
+        examples, labels = encoded["train"]
+        keep = np.flatnonzero(keep)
+        return SizeBatches(
+            [examples[i] for i in keep],
+            labels[keep],
+            args.batch_size,
+            args.batch_nodes,
+            shuffle=True,
+            seed=args.seed,
+            weighted=args.weighting == "expression",
+        )
+
+    lengths = np.array([len(t) for t in splits["train"]["tokens"]])
+    train = training_batches(np.ones(len(lengths), bool))
+    short_epochs = min(args.curriculum, args.epochs)
+    # The curriculum's first epochs see the short expressions only.
+    short = (
+        training_batches(lengths <= args.curriculum_length)
+        if short_epochs
+        else train
     )
     evaluation = {
         name: SizeBatches(
@@ -348,13 +363,22 @@ def run(model, splits, args, report):
         )
         for name in ("validation", "test")
     }
-    network = build_model(model, args, len(train) * args.epochs)
+    total_steps = len(short) * short_epochs + len(train) * (
+        args.epochs - short_epochs
+    )
+    network = build_model(model, args, total_steps)
     best, best_weights, curve = -1.0, None, []
     start = time.perf_counter()
     train_input = as_input(train)
+    short_input = as_input(short) if short_epochs else train_input
     for epoch in range(args.epochs):
         # The batches shuffle themselves (`SizeBatches.on_epoch_end`).
-        history = network.fit(train_input, epochs=1, verbose=0, shuffle=False)
+        history = network.fit(
+            short_input if epoch < short_epochs else train_input,
+            epochs=1,
+            verbose=0,
+            shuffle=False,
+        )
         _, accuracy = network.evaluate(
             as_input(evaluation["validation"]), verbose=0
         )
@@ -613,6 +637,19 @@ def main():
         help="training loss: the mean of each batch (every batch weighs the "
         "same, so the few-expression batches of long ones weigh more per "
         "expression), or weighted so that every expression weighs the same",
+    )
+    parser.add_argument(
+        "--curriculum",
+        type=int,
+        default=0,
+        help="train the first this many epochs on the training expressions "
+        "of at most --curriculum-length tokens only, then on all of them",
+    )
+    parser.add_argument(
+        "--curriculum-length",
+        type=positive_int,
+        default=100,
+        help="the longest expression (tokens) of the curriculum's first epochs",
     )
     parser.add_argument(
         "--seed",
