@@ -37,6 +37,13 @@ def _lengths(path):
     )
 
 
+def _chain(n):
+    """A tree of `n` nodes: node i's child is node i - 1, the root last."""
+    children = np.full((n, 2), -1)
+    children[1:, 0] = np.arange(n - 1)
+    return children
+
+
 @needs_listops_sample
 def test_long_expressions_are_skipped_in_training_only(example, release_files):
     train, test = release_files
@@ -78,7 +85,8 @@ def test_command_line_on_release_files(release_files, tmp_path):
             str(EXAMPLES / "listops.py"),
             *("--train-file", str(train), "--test-file", str(test)),
             *("--max-length", "60", "--validation-size", "40"),
-            *("--epochs", "1", "--units", "8", "--embedding-dim", "4"),
+            *("--epochs", "2", "--units", "8", "--embedding-dim", "4"),
+            *("--curriculum", "1", "--curriculum-length", "20"),
             *("--models", "nary", "--json-out", str(out)),
         ],
         capture_output=True,
@@ -117,6 +125,7 @@ def test_command_line_on_release_files(release_files, tmp_path):
     assert weighted / 100 == pytest.approx(record["test_accuracy"])
     assert "Test accuracy % by expression length" in result.stdout
     assert 0 < record["training_seconds"] <= record["seconds"]
+    assert [row["epoch"] for row in record["curve"]] == [1, 2]
 
 
 def test_a_train_file_needs_a_test_file(tmp_path):
@@ -182,15 +191,10 @@ def test_size_batches_keep_to_the_budgets(example):
 def test_size_batches_pad_to_the_bucket_size(example):
     sizes = np.array([3, 37, 12, 9])
 
-    def chain(n):  # node i's child is node i - 1; the root is the last
-        children = np.full((n, 2), -1)
-        children[1:, 0] = np.arange(n - 1)
-        return children
-
     encoded = [
         {
             "node_tokens": np.ones(n, "int32"),
-            "children": chain(n),
+            "children": _chain(n),
             "node_mask": np.ones(n, "int32"),
         }
         for n in sizes
@@ -208,16 +212,11 @@ def test_size_batches_pad_to_the_bucket_size(example):
 
 
 def test_weighted_batches_count_every_expression_the_same(example):
-    def chain(n):  # node i's child is node i - 1; the root is the last
-        children = np.full((n, 2), -1)
-        children[1:, 0] = np.arange(n - 1)
-        return children
-
     sizes = [3, 5, 40, 60, 70]
     encoded = [
         {
             "node_tokens": np.ones(n, "int32"),
-            "children": chain(n),
+            "children": _chain(n),
             "node_mask": np.ones(n, "int32"),
         }
         for n in sizes
@@ -239,6 +238,46 @@ def test_weighted_batches_count_every_expression_the_same(example):
         encoded, labels, 2, 100, shuffle=False, seed=0
     )
     assert len(unweighted[1]) == 2
+
+
+def test_curriculum_trains_on_the_short_expressions_first(example):
+    sizes = [3, 5, 9, 12, 30, 45]
+    encoded = [
+        {
+            "node_tokens": np.full(n, i + 1, "int32"),
+            "children": _chain(n),
+            "node_mask": np.ones(n, "int32"),
+        }
+        for i, n in enumerate(sizes)
+    ]
+    lengths = [2, 3, 5, 6, 15, 23]  # tokens
+    args = example.argparse.Namespace(
+        batch_size=4,
+        batch_nodes=1000,
+        seed=0,
+        weighting="expression",
+        epochs=5,
+        curriculum=2,
+        curriculum_length=5,
+    )
+    schedule = example.epoch_batches(encoded, list(range(6)), lengths, args)
+    assert len(schedule) == 5
+    short, every = schedule[0], schedule[-1]
+    assert schedule[1] is short and schedule[2] is every
+    # The first epochs see the labels of the expressions of at most 5
+    # tokens, then every expression.
+    seen = sorted(np.concatenate([short[i][1] for i in range(len(short))]))
+    assert seen == [0, 1, 2]
+    seen = sorted(np.concatenate([every[i][1] for i in range(len(every))]))
+    assert seen == [0, 1, 2, 3, 4, 5]
+    assert short.weighted and every.weighted
+    # Without a curriculum (or with one longer than the training), one set.
+    args.curriculum = 0
+    schedule = example.epoch_batches(encoded, list(range(6)), lengths, args)
+    assert len(schedule) == 5 and len({id(b) for b in schedule}) == 1
+    args.curriculum = 9
+    schedule = example.epoch_batches(encoded, list(range(6)), lengths, args)
+    assert len(schedule) == 5 and len(schedule[-1].labels) == 3
 
 
 def test_generated_splits_are_drawn_from_one_shuffled_pool(example):
