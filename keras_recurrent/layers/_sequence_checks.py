@@ -116,18 +116,6 @@ def check_mask(layer, mask, sequences):
     return mask
 
 
-def last_valid_step(mask):
-    """The index of each row's last `True` step, `(batch, 1)`; -1 if none.
-
-    An `argmax`, not `ops.max`: eagerly, `ops.max` refuses an empty tensor,
-    so a batch of 0 sequences would fail where a traced call passes.
-    """
-    steps = ops.arange(ops.shape(mask)[1], dtype="int32")[None, :]
-    latest = ops.argmax(ops.where(mask, steps, -1), axis=1)
-    latest = ops.expand_dims(ops.cast(latest, "int32"), 1)
-    return ops.where(ops.any(mask, axis=1, keepdims=True), latest, -1)
-
-
 def check_stateful_batch(layer, sequences):
     """Raises unless a stateful `layer` gets the batch size of its states.
 
@@ -156,26 +144,6 @@ def check_stateful_batch(layer, sequences):
     from keras_recurrent.layers._tf_checks import assert_batch_size
 
     return assert_batch_size(sequences, expected, message)
-
-
-def zero_masked_steps(sequences, mask):
-    """`sequences` with zeros at the steps `mask` drops; as is without a mask.
-
-    A masked step's output is selected away with `where`, but its inputs
-    still go through the cell's math, and the gradient of the discarded
-    branch is 0 * NaN = NaN: NaN or inf at a masked step would reach every
-    weight while the loss stays finite. Zeroed once before the time loop,
-    they cannot (one elementwise op; unmasked steps are unchanged).
-    """
-    if mask is None:
-        return sequences
-    return ops.where(ops.expand_dims(mask, -1), sequences, 0)
-
-
-def max_over_time(values, axis=1):
-    """`ops.max(values, axis)` that also takes a batch of 0 eagerly."""
-    best = ops.expand_dims(ops.argmax(values, axis=axis), axis)
-    return ops.squeeze(ops.take_along_axis(values, best, axis=axis), axis)
 
 
 def check_step_shape(cell, shape, *, known_features=False):

@@ -1,33 +1,13 @@
 """Run-time assertions in traced TensorFlow graphs.
 
-`keras.ops` has no assertion, so this module is the one place that uses
-TensorFlow directly (each function imports it, as only the TensorFlow
-backend calls them; `in_xla_context` returns early on the others). Eagerly
-the layers raise a `ValueError` from NumPy checks instead, and under XLA,
-where `Assert` compiles to a no-op, they give bad trees and graphs NaN
-outputs.
+`keras.ops` has no assertion, so these functions use TensorFlow directly;
+only the TensorFlow backend calls them. Under XLA, where `Assert` compiles
+to a no-op, the layers give bad trees and graphs NaN outputs instead.
 """
 
-import keras
 from keras import ops
 
-
-def in_xla_context():
-    """Whether the layer is being traced for XLA (`jit_compile=True`).
-
-    True on every backend but TensorFlow and PyTorch, whose traced code is
-    compiled whole by XLA (JAX), and inside a TensorFlow function compiled
-    with XLA: there, shapes must be static and run-time assertions do not
-    run.
-    """
-    backend = keras.backend.backend()
-    if backend == "torch":
-        return False
-    if backend != "tensorflow":
-        return True
-    import tensorflow as tf
-
-    return tf.__internal__.get_enclosing_xla_context() is not None
+from keras_recurrent.layers._concrete import in_xla_context
 
 
 def assert_batch_size(tensor, expected, message):

@@ -12,11 +12,11 @@ from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
-from keras_recurrent.layers._tf_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
 from keras_recurrent.layers._tree_checks import check_children_eagerly
