@@ -1,10 +1,9 @@
-"""The executors of the tree and graph rule tables, and shared shape checks.
+"""Rule tables and their executors, and shared shape checks.
 
-A structure's flag function computes, with NumPy (`NUMPY`) or `keras.ops`
-alike, each rule's bool flags of bad items (nodes or edges) per example;
-its table holds each rule's `Rule`. `first_problem` reads the flags
-eagerly (a message), `layers._tf_checks.assert_rules` in traced
-TensorFlow, and `any_bad_example` in compiled code (NaN outputs).
+A structure's flag function gives, with NumPy (`NUMPY`) or `keras.ops`,
+the bool flags of the bad items of each `Rule` of its table; they are read
+eagerly by `first_problem` (a message), traced by `layers._tf_checks`
+(assertions) and compiled by `any_bad_example` (NaN outputs).
 """
 
 from collections.abc import Callable

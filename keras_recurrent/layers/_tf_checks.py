@@ -1,10 +1,7 @@
-"""The tree and graph layers' executor of their rule tables.
-
-Concrete tensors (and NumPy index arrays that Keras would narrow) raise a
-`ValueError` naming the layer; traced TensorFlow graphs get run-time
-assertions (`keras.ops` has none, so these use TensorFlow directly, and
-only the TensorFlow backend builds them). Under XLA, where `Assert`
-compiles to a no-op, the layers give bad trees and graphs NaN instead.
+"""The tree and graph layers' executor of their rule tables: concrete
+tensors raise a `ValueError` naming the layer; traced TensorFlow gets
+run-time assertions (`keras.ops` has none); under XLA, where `Assert` is a
+no-op, the layers give bad trees and graphs NaN instead.
 """
 
 import numpy as np
@@ -31,10 +28,9 @@ def raise_problem(layer, find_problem, *tensors, **options):
 
 
 def check_host_arrays(layer, inputs, unpack, readable, find_problem, **kw):
-    """Raises `find_problem`'s message on the NumPy index arrays (inputs
-    but the first) that Keras would narrow before `call` (see
-    `narrowed_by_conversion`); inputs `unpack` or `readable` refuse are
-    left to `call`."""
+    """Raises `find_problem`'s message on NumPy index arrays (all inputs but
+    the first) that Keras would narrow before `call`; inputs that `unpack`
+    or `readable` refuse are left to `call`."""
     try:
         tensors = unpack(layer, inputs)
     except ValueError:
@@ -63,15 +59,11 @@ def assert_batch_size(tensor, expected, message):
 
 
 def after_assertions(tensors, assertions, any_bad=None):
-    """`tensors`, readable only after run-time assertions passed.
-
-    `assertions` are `(condition, data)` pairs for `tf.debugging.Assert`;
-    each runs after the previous one, so that the first problem is named.
-    With `any_bad`, a bool scalar that is true when one of them fails,
-    `assertions` is a function that returns the pairs, built and run in a
-    `tf.cond` branch taken only then: good inputs pay for `any_bad` alone,
-    not for each assertion's message.
-    """
+    """`tensors`, readable only after the `(condition, data)` pairs of
+    `assertions` passed, in order (the first problem is named). With
+    `any_bad`, true when one fails, `assertions` is a function, built and
+    run in a `tf.cond` branch taken only then: good inputs pay for
+    `any_bad` alone."""
     import tensorflow as tf
 
     def checked(assertions):
