@@ -26,13 +26,6 @@ GRAPH_LAYOUTS = {
     "node_mask": "(batch, num_nodes)",
 }
 
-GRAPH_DTYPES = {
-    "node_inputs": "floating-point",
-    "edges": "integer",
-    "edge_types": "integer",
-    "node_mask": "boolean or integer",
-}
-
 # The sizes that must agree: `(axis, label, names)`.
 GRAPH_SIZE_GROUPS = (
     (0, "batch size", GRAPH_TENSOR_NAMES),
@@ -80,7 +73,8 @@ def validate_graph_tensors(
     tensors = (node_inputs, edges, edge_types, node_mask)
     arrays = dict(zip(GRAPH_TENSOR_NAMES, map(np.asarray, tensors)))
     check_graph_shapes(*[array.shape for array in arrays.values()])
-    check_dtypes(arrays, GRAPH_DTYPES)
+    kinds = ["floating-point", "integer", "integer", "boolean or integer"]
+    check_dtypes(arrays, dict(zip(GRAPH_TENSOR_NAMES, kinds, strict=True)))
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
     problem = find_graph_problem(**arrays, num_edge_types=num_edge_types)
