@@ -57,12 +57,9 @@ def check_sequences(layer, sequences, features=None, *, name="inputs"):
 
 
 def check_mask(layer, mask, sequences):
-    """`mask` as a bool `(batch, timesteps)` tensor, or `None`.
-
-    Integer masks (nonzero marks a real step) are what `tf.distribute`
-    feeds safely; a float mask is refused rather than cast, as `0.5` would
-    count as a real step in one code path and as padding in another.
-    """
+    """`mask` as a bool `(batch, timesteps)` tensor, or `None`; a float
+    mask is refused, not cast (`0.5` would be a real step in one code path
+    and padding in another)."""
     if isinstance(mask, (list, tuple)):
         mask = mask[0] if mask else None
     if mask is None:
@@ -94,13 +91,9 @@ def check_mask(layer, mask, sequences):
 
 
 def check_stateful_batch(layer, sequences):
-    """Raises unless a stateful `layer` gets the batch size of its states.
-
-    Keras checks only a batch size known when tracing; a last partial batch
-    in `predict` or `fit` has none, and then failed with "Incompatible
-    shapes" (or, for a batch of 1, silently broadcast against the states).
-    Where the size is unknown, a traced TensorFlow assertion says the same.
-    """
+    """Raises unless a stateful `layer` gets the batch size of its states,
+    also where it is unknown when tracing (a last partial batch), which
+    Keras does not check (a batch of 1 would broadcast against them)."""
     expected = tuple(keras.tree.flatten(layer.states)[0].shape)[0]
     message = (
         f"{type(layer).__name__} '{layer.name}' is stateful with batch size "

@@ -71,12 +71,9 @@ def check_host_children(layer, inputs):
 
 
 def children_as_int32(layer, children, node_mask):
-    """`children` as int32, and whether they were concrete, so checked.
-
-    Checked before the cast, an int64 `2**32 + 1` cannot wrap into node 1;
-    traced, a child the cast would change becomes `N`, out of range, which
-    `check_children` and `bad_trees` then refuse.
-    """
+    """`children` as int32, and whether they were concrete, so checked
+    (before the cast: `2**32 + 1` must not wrap into node 1). Traced, a
+    child the cast would change becomes `N`, which the checks refuse."""
     checked = raise_problem(layer, find_tree_problem, children, node_mask)
     narrow = ops.cast(children, "int32")
     dtype = keras.backend.standardize_dtype(children.dtype)
