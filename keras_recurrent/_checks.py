@@ -1,9 +1,6 @@
-"""Argument checks shared by the whole package.
-
-Each returns the checked value (as a plain Python `int`/`float` where that
-matters) or raises a `ValueError` that names the argument and the value
-received.
-"""
+"""Argument checks shared by the whole package: each returns the checked
+value (a plain `int`/`float` where that matters) or raises a `ValueError`
+naming the argument and the value received."""
 
 import numbers
 
@@ -12,11 +9,7 @@ import numpy as np
 
 
 def invalid(name, value, expected, allow_none=False):
-    """The `ValueError` for the argument `name`, which must be `expected`
-    (e.g. `"a boolean"`), or `None` too when `allow_none`, but is `value`.
-
-    The one spelling of the package's argument messages.
-    """
+    """The `ValueError`: argument `name` must be `expected` (or `None`)."""
     return ValueError(
         f"Argument `{name}` must be {expected}"
         f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
@@ -35,13 +28,8 @@ def is_positive_int(value):
 def check_int(
     name, value, minimum=None, maximum=None, allow_none=False, context=None
 ):
-    """Returns `value` as an `int`, or raises a `ValueError` naming it.
-
-    `value` must be an integer (not a bool) in `[minimum, maximum]` (`None`:
-    no bound on that side), or `None` when `allow_none`. `context` (e.g.
-    `"for task='regression'"`) follows the bound in the message, where the
-    bound depends on another argument.
-    """
+    """`value` as an `int` in `[minimum, maximum]` (`None`: unbounded);
+    `context` (e.g. `"for task='regression'"`) follows the bound."""
     if value is None and allow_none:
         return None
     if (
@@ -63,11 +51,7 @@ def check_int(
 
 
 def check_output_units(output_units, task, *, classification):
-    """Returns a HyperModel's `output_units` as an `int`, or raises.
-
-    A classification head needs at least 2 classes, any other at least 1
-    target; the message names `task`, on which the bound depends.
-    """
+    """A HyperModel's `output_units`: at least 2 classes, or 1 target."""
     return check_int(
         "output_units",
         output_units,
@@ -77,11 +61,7 @@ def check_output_units(output_units, task, *, classification):
 
 
 def check_positive_int(name, value, allow_none=False, allow_zero=False):
-    """Returns `value` as an `int` if it is a positive integer, else raises.
-
-    With `allow_zero`, zero passes too ("a non-negative integer"); with
-    `allow_none`, `None` passes and is returned.
-    """
+    """`value` as an `int` above 0 (or at least 0 with `allow_zero`)."""
     if value is None and allow_none:
         return None
     lowest = 0 if allow_zero else 1
@@ -96,7 +76,7 @@ def check_positive_int(name, value, allow_none=False, allow_zero=False):
 
 
 def check_rate(name, value):
-    """Returns `value` as a `float` if it is in `[0, 1)`, else raises."""
+    """`value` as a `float` in `[0, 1)`."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise invalid(name, value, "a float in [0, 1)")
     if not 0.0 <= value < 1.0:
@@ -105,10 +85,7 @@ def check_rate(name, value):
 
 
 def check_positive_float(name, value, allow_none=False):
-    """Returns `value` as a `float` if it is a number above 0, else raises.
-
-    With `allow_none`, `None` passes and is returned.
-    """
+    """`value` as a `float` above 0."""
     if value is None and allow_none:
         return None
     real = isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -118,8 +95,7 @@ def check_positive_float(name, value, allow_none=False):
 
 
 def check_at_most(name, value, limit_name, limit):
-    """Returns `value` unless it exceeds the argument `limit_name`; `None`
-    on either side passes (no value, or no limit)."""
+    """`value` unless it exceeds `limit` (`None` on either side passes)."""
     if value is not None and limit is not None and value > limit:
         raise ValueError(
             f"Argument `{name}` must be <= `{limit_name}`. "
@@ -129,8 +105,7 @@ def check_at_most(name, value, limit_name, limit):
 
 
 def check_not_empty(name, value):
-    """Returns `value` unless it is empty: an array of size 0, or a
-    sequence of length 0."""
+    """`value` unless it is an empty array or sequence."""
     empty = value.size == 0 if hasattr(value, "size") else len(value) == 0
     if empty:
         received = (
@@ -145,9 +120,7 @@ def check_not_empty(name, value):
 
 
 def check_bool(name, value, allow_none=False):
-    """Returns `value` as a Python bool if it is one (or a NumPy bool), else
-    raises: `"yes"`, `1` or `0` are refused, not coerced. With
-    `allow_none`, `None` passes and is returned."""
+    """`value` as a Python bool; `"yes"`, `1` or `0` are refused."""
     if value is None and allow_none:
         return None
     if not isinstance(value, (bool, np.bool_)):
@@ -156,8 +129,7 @@ def check_bool(name, value, allow_none=False):
 
 
 def check_string(name, value, allow_none=False):
-    """Returns `value` if it is a non-empty string, else raises. With
-    `allow_none`, `None` passes and is returned."""
+    """`value` if it is a non-empty string."""
     if value is None and allow_none:
         return None
     if not isinstance(value, str) or not value:
@@ -166,26 +138,8 @@ def check_string(name, value, allow_none=False):
 
 
 def check_option(name, value, allowed, allow_none=False):
-    """Returns the option of `allowed` that `value` names, ignoring case.
-
-    Options are case-insensitive everywhere in the package: `"LSTM"`,
-    `"Lstm"` and `"lstm"` all name the option `"lstm"`. The value returned is
-    the spelling in `allowed` (lower case for all but the Greff et al.
-    variant names), which is what layers store in their configs.
-
-    Args:
-        name: The argument's name, for the error message.
-        value: The value received.
-        allowed: The options, in their canonical spelling (any iterable of
-            strings, e.g. a tuple or the keys of a dict).
-        allow_none: Whether `None` passes (and is returned).
-
-    Returns:
-        The canonical spelling of `value`, or `None`.
-
-    Raises:
-        ValueError: If `value` is not a string naming one of `allowed`.
-    """
+    """The spelling in `allowed` of the option `value` names, ignoring
+    case (`"LSTM"` names `"lstm"`): what layers store in their configs."""
     allowed = tuple(allowed)
     if value is None and allow_none:
         return None
@@ -200,9 +154,8 @@ def check_option(name, value, allowed, allow_none=False):
 
 
 def check_dtype(name, value, allowed):
-    """Returns the name of the dtype `value` names if it is one of the
-    names `allowed` (`"int32"`, `tf.int32` and `np.int32` all name
-    `"int32"`), else raises."""
+    """The name of the dtype `value` names (`tf.int32`, `np.int32` and
+    `"int32"` all name `"int32"`) if it is one of `allowed`."""
     try:
         dtype = keras.backend.standardize_dtype(value)
     except (TypeError, ValueError, AttributeError):
@@ -213,12 +166,8 @@ def check_dtype(name, value, allowed):
 
 
 def check_known_last_axis(name, shape, context=None):
-    """Returns `shape` as a tuple unless its last size is unknown.
-
-    Weights are sized by the last axis, so `build` needs it; `context`
-    (e.g. `"for mode='attention'"`) says when, where it depends on another
-    argument.
-    """
+    """`shape` as a tuple unless its last size (which sizes weights) is
+    unknown; `context` (e.g. `"for mode='attention'"`) says when."""
     shape = tuple(shape)
     if shape[-1] is None:
         raise ValueError(
@@ -229,16 +178,37 @@ def check_known_last_axis(name, shape, context=None):
     return shape
 
 
-def check_float_dtype(layer, tensor, name="inputs"):
-    """Raises unless `tensor` has a floating-point dtype.
+# Whether a standardized dtype name is of a kind.
+DTYPE_KINDS = {
+    "floating-point": lambda dtype: "float" in dtype,
+    "integer": lambda dtype: "int" in dtype,
+    "bool or integer": lambda dtype: dtype == "bool" or "int" in dtype,
+    "numeric": lambda dtype: dtype.startswith(("int", "uint", "float", "bf")),
+    "numeric or bool": lambda dtype: (
+        dtype == "bool" or DTYPE_KINDS["numeric"](dtype)
+    ),
+}
 
-    Integer tokens must be embedded first; the error says so, names
-    `layer`'s class and the argument, and gives the dtype received.
-    """
+
+def check_tensor_dtype(layer, name, tensor, kind, expected):
+    """Returns the name of `tensor`'s dtype, or raises "`layer` expects
+    {expected}" unless it is of `kind`, a key of `DTYPE_KINDS`."""
     dtype = keras.backend.standardize_dtype(tensor.dtype)
-    if "float" not in dtype:
+    if not DTYPE_KINDS[kind](dtype):
         raise ValueError(
-            f"{type(layer).__name__} expects floating-point `{name}` (embed "
-            "integer tokens first, e.g. with `keras.layers.Embedding`). "
+            f"{type(layer).__name__} expects {expected}. "
             f"Received: {name}.dtype={dtype}"
         )
+    return dtype
+
+
+def check_float_dtype(layer, tensor, name="inputs"):
+    """Raises unless `tensor` is floating-point (embed integer tokens)."""
+    check_tensor_dtype(
+        layer,
+        name,
+        tensor,
+        "floating-point",
+        f"floating-point `{name}` (embed integer tokens first, e.g. with "
+        "`keras.layers.Embedding`)",
+    )

@@ -1,14 +1,9 @@
-"""The executors of the tree and graph rule tables, and shared shape checks.
+"""Rule tables and their executors, and shared shape checks.
 
-A structure's rules are written once: one function computes, for every
-rule, the bool flags of the bad items (nodes or edges) of each example,
-with the functions NumPy and `keras.ops` share (`xp` is `NUMPY` or
-`keras.ops`); its table holds each rule's `Rule`: the `statement`, with
-`{placeholders}`, and `received(arrays, *index)`, which names the
-offending values. Three executors read the flags: `first_problem` eagerly
-on NumPy (a `ValueError` message), `layers._tf_checks.rule_assertions` in
-a traced TensorFlow graph, and `any_bad_example`, a `(batch,)` flag for
-compiled code, where the layers give bad examples NaN outputs.
+A structure's flag function gives, with NumPy (`NUMPY`) or `keras.ops`,
+the bool flags of the bad items of each `Rule` of its table; they are read
+eagerly by `first_problem` (a message), traced by `layers._tf_checks`
+(assertions) and compiled by `any_bad_example` (NaN outputs).
 """
 
 from collections.abc import Callable
@@ -18,12 +13,14 @@ import numpy as np
 
 
 class Rule(NamedTuple):
-    """A rule's message; `traced=False`: only eagerly, as the flags of a
-    later rule include its items, and traced assertions name that one."""
+    """A rule's `statement` (with `{placeholders}`), `received(arrays,
+    *index)`, naming the bad values, and the `item` its flags mark;
+    `traced=False`: eager only (a later rule's flags include its items)."""
 
     statement: str
     received: Callable
     traced: bool = True
+    item: str = "node"
 
 
 class _NumPyOps:
@@ -66,23 +63,13 @@ def first_problem(rules, flags, arrays, **names):
     return None
 
 
-def any_of(xp, flags):
-    """The elementwise `or` of a list of bool arrays."""
-    result = flags[0]
-    for flag in flags[1:]:
-        result = xp.logical_or(result, flag)
-    return result
-
-
 def any_bad_example(xp, flags):
-    """`(batch,)` bool: the examples with a bad item in any of `flags`,
-    each `(batch, items)`."""
+    """`(batch,)` bool: the examples with a bad item in any of `flags`."""
     return xp.any(xp.concatenate(flags, axis=1), axis=1)
 
 
 def check_dtypes(arrays, kinds):
-    """Checks NumPy dtypes: `kinds` maps a name to `"integer"`, `"boolean
-    or integer"` or `"floating-point"`."""
+    """Checks NumPy dtypes: `kinds` maps a name to a kind of dtype."""
     allowed = {"integer": "iu", "boolean or integer": "biu"}
     for name, kind in kinds.items():
         dtype = arrays[name].dtype
@@ -117,19 +104,27 @@ def unpack_inputs(layer, inputs, names, describe=repr):
     return list(inputs)
 
 
+def check_named_shapes(layer, check, shapes, **options):
+    """`check(*shapes, **options)`, its error naming `layer`'s class."""
+    try:
+        check(*[None if s is None else tuple(s) for s in shapes], **options)
+    except ValueError as error:
+        raise ValueError(f"{type(layer).__name__}: {error}") from None
+
+
 def ranks(layouts):
     """The rank of each layout, e.g. 2 for `"(batch, num_nodes)"`."""
     return {name: layout.count(",") + 1 for name, layout in layouts.items()}
 
 
 def check_ranks(shapes, layouts):
-    """Checks the ranks of `shapes` (a dict of tuples) against `layouts`."""
+    """Checks the ranks of `shapes` (a dict of tuples or `None`)."""
     for name, shape in shapes.items():
         rank = ranks(layouts)[name]
         if shape is None or len(shape) != rank:
             raise ValueError(
                 f"`{name}` must have rank {rank}, {layouts[name]}. "
-                f"Received: {name}.shape={_shape(shape)}"
+                f"Received: {name}.shape={shape}"
             )
 
 
@@ -140,10 +135,5 @@ def check_sizes(structure, shapes, groups):
         if len({shapes[name][axis] for name in names} - {None}) > 1:
             raise ValueError(
                 f"The {structure} tensors disagree on the {label}. Received "
-                "shapes: "
-                + ", ".join(f"{n}.shape={_shape(shapes[n])}" for n in names)
+                "shapes: " + ", ".join(f"{n}.shape={shapes[n]}" for n in names)
             )
-
-
-def _shape(shape):
-    return None if shape is None else tuple(shape)

@@ -1,8 +1,7 @@
 """Checking padded graph tensors before they reach a model.
 
-`graph_flags`, `NODE_MASK_RULE` and `EDGE_RULES` are the one table of the
-graph rules: `find_graph_problem` runs it on NumPy arrays, the graph
-layers with `keras.ops` (see `keras_recurrent._rules`).
+`graph_flags` and `GRAPH_RULES` are the one table of the graph rules (see
+`keras_recurrent._rules` for its executors).
 """
 
 import numpy as np
@@ -71,12 +70,8 @@ def validate_graph_tensors(
     >>> graphs = kr.graphs.encode_graphs([{"edges": [(0, 1)]}])
     >>> kr.graphs.validate_graph_tensors(**graphs, num_edge_types=1)
     """
-    arrays = {
-        "node_inputs": np.asarray(node_inputs),
-        "edges": np.asarray(edges),
-        "edge_types": np.asarray(edge_types),
-        "node_mask": np.asarray(node_mask),
-    }
+    tensors = (node_inputs, edges, edge_types, node_mask)
+    arrays = dict(zip(GRAPH_TENSOR_NAMES, map(np.asarray, tensors)))
     check_graph_shapes(*[array.shape for array in arrays.values()])
     kinds = ["floating-point", "integer", "integer", "boolean or integer"]
     check_dtypes(arrays, dict(zip(GRAPH_TENSOR_NAMES, kinds, strict=True)))
@@ -90,17 +85,12 @@ def validate_graph_tensors(
 def find_graph_problem(
     edges, edge_types, node_mask, num_edge_types=None, node_inputs=None
 ):
-    """The message of the first problem of NumPy graph tensors, naming the
-    graph, the edge or node and the values; `None` when they are valid.
-
-    `edges` and `edge_types` may be floats, which must be whole numbers;
-    `node_inputs` (optional) must be finite at real nodes.
-    """
+    """The message of the first problem of NumPy graph tensors, or `None`;
+    `node_inputs` (optional) must be finite at real nodes."""
     mask_flags, edge_flags, _ = graph_flags(
         NUMPY, edges, edge_types, node_mask, num_edge_types
     )
-    rules = (NODE_MASK_RULE, *EDGE_RULES)
-    flags = [mask_flags, *edge_flags]
+    rules, flags = GRAPH_RULES, [mask_flags, *edge_flags]
     if node_inputs is not None:
         rules += (FINITE_INPUTS_RULE,)
         flags.append(~np.isfinite(node_inputs) & (node_mask != 0)[..., None])
@@ -113,10 +103,9 @@ def find_graph_problem(
 
 
 def find_node_mask_problem(node_mask):
-    """The message of the first `node_mask` entry other than 0 or 1 (which
-    a cast to bool and one to int read differently), or `None`."""
+    """The message of the first `node_mask` entry other than 0 or 1."""
     flags = [non_binary(NUMPY, node_mask)]
-    return first_problem([NODE_MASK_RULE], flags, {"node_mask": node_mask})
+    return first_problem(GRAPH_RULES[:1], flags, {"node_mask": node_mask})
 
 
 def non_binary(xp, node_mask):
@@ -129,8 +118,8 @@ def non_binary(xp, node_mask):
 
 
 def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
-    """The bad nodes `(batch, N)` of `NODE_MASK_RULE`, the bad edges
-    `(batch, E)` of each of `EDGE_RULES`, and the real (not padding) edges.
+    """The flags of `GRAPH_RULES`: bad nodes `(batch, N)` of the first, a
+    list of the bad edges `(batch, E)` of the others; and the real edges.
 
     Comparisons run on the input dtype, before any cast, so that a float
     `2.6` or an int64 `2**32 + 1` cannot turn into a valid-looking index.
@@ -199,28 +188,30 @@ def _edge(arrays, graph, edge):
     return show(arrays, "edges", graph, edge)
 
 
-NODE_MASK_RULE = Rule(
-    "`node_mask` must be 1 (or True) for real nodes and 0 for padding.",
-    lambda a, graph, node: show(a, "node_mask", graph, node),
-)
-
 # In the order of `graph_flags`, which is the order they are reported in.
-EDGE_RULES = (
+GRAPH_RULES = (
+    Rule(
+        "`node_mask` must be 1 (or True) for real nodes and 0 for padding.",
+        lambda a, graph, node: show(a, "node_mask", graph, node),
+    ),
     Rule(
         "`edges` must hold whole node indices (an integer dtype, or floats "
         "without a fractional part).",
         _edge,
         traced=False,
+        item="edge",
     ),
     Rule(
         "`edge_types` must hold whole numbers.",
         lambda a, graph, edge: show(a, "edge_types", graph, edge),
         traced=False,
+        item="edge",
     ),
     Rule(
         "`edges` must hold node indices in [0, {num_nodes}) (the padded "
         "number of nodes), or `-1` in both columns of a padding row.",
         _edge,
+        item="edge",
     ),
     Rule(
         "`edges` must only join real nodes (nonzero `node_mask`).",
@@ -228,12 +219,14 @@ EDGE_RULES = (
             f"{_edge(a, graph, edge)}, where node_mask[{graph}]="
             f"{a['node_mask'][graph].astype(int).tolist()}"
         ),
+        item="edge",
     ),
     Rule(
         "`edge_types` of real edges must be in {allowed}.",
         lambda a, graph, edge: (
             f"edge_types[{graph}, {edge}]={int(a['edge_types'][graph, edge])}"
         ),
+        item="edge",
     ),
 )
 
@@ -241,21 +234,10 @@ EDGE_RULES = (
 def check_graph_shapes(
     node_inputs_shape, edges_shape, edge_types_shape, node_mask_shape
 ):
-    """Checks ranks and matching sizes of the four graph tensor shapes.
-
-    `None` sizes (unknown while tracing) match anything.
-
-    Raises:
-        ValueError: If a rank is wrong, `edges` is not `(..., 2)`, the
-            batch, node or edge sizes disagree, or there are no nodes.
-    """
-    shapes = dict(
-        zip(
-            GRAPH_TENSOR_NAMES,
-            (node_inputs_shape, edges_shape, edge_types_shape, node_mask_shape),
-            strict=True,
-        )
-    )
+    """Checks ranks, `(..., 2)` edges, agreeing sizes (`None` matches any)
+    and at least one node."""
+    shapes = (node_inputs_shape, edges_shape, edge_types_shape, node_mask_shape)
+    shapes = dict(zip(GRAPH_TENSOR_NAMES, shapes, strict=True))
     check_ranks(shapes, GRAPH_LAYOUTS)
     if edges_shape[-1] is not None and edges_shape[-1] != 2:
         raise ValueError(

@@ -4,11 +4,11 @@ import keras
 
 from keras_recurrent._checks import check_bool
 from keras_recurrent.layers._known_rank import KnownRankInputs
+from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_stateful_batch
-from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Cell config keys that belong to the base Layer, not to the cell's math.
 _LAYER_KEYS = ("name", "trainable", "dtype")

@@ -3,9 +3,9 @@
 import keras
 from keras import ops
 
+from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequences
-from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 
 def gate_values(cell, sequences, mask=None, initial_state=None):

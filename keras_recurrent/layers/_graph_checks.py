@@ -1,33 +1,33 @@
-"""The graph layers' checks, so that bad input never yields a finite wrong
-number: static problems (ranks, sizes, dtypes) raise a `ValueError` when
-built or traced; the value rules of `graphs.validation` raise one on
-concrete tensors, become run-time assertions in traced TensorFlow (before
-any op reads an index), and everywhere give the graph a validity flag:
-bad edges become padding rows and the layers give invalid graphs NaN.
+"""The graph layers' checks: static problems raise when built or traced;
+`GRAPH_RULES` raise on concrete tensors, are asserted in traced TensorFlow
+(before any op reads an index), and everywhere flag invalid graphs, whose
+bad edges become padding rows and whose outputs become NaN.
 """
+
+import functools
 
 import keras
 import numpy as np
 from keras import ops
 
+from keras_recurrent._checks import DTYPE_KINDS
 from keras_recurrent._rules import any_bad_example
-from keras_recurrent._rules import any_of
+from keras_recurrent._rules import check_named_shapes
 from keras_recurrent._rules import ranks
 from keras_recurrent._rules import unpack_inputs
-from keras_recurrent.graphs.validation import EDGE_RULES
 from keras_recurrent.graphs.validation import GRAPH_LAYOUTS
+from keras_recurrent.graphs.validation import GRAPH_RULES
 from keras_recurrent.graphs.validation import GRAPH_SIZE_GROUPS
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
-from keras_recurrent.graphs.validation import NODE_MASK_RULE
 from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_graph_problem
 from keras_recurrent.graphs.validation import graph_flags
-from keras_recurrent.graphs.validation import non_binary
-from keras_recurrent.layers._concrete import concrete_numpy
-from keras_recurrent.layers._concrete import narrowed_by_conversion
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._tf_checks import after_assertions
-from keras_recurrent.layers._tf_checks import rule_assertions
+from keras_recurrent.layers._tf_checks import assert_rules
+from keras_recurrent.layers._tf_checks import check_host_arrays
+from keras_recurrent.layers._tf_checks import prefix
+from keras_recurrent.layers._tf_checks import raise_problem
 
 
 def unpack_graph_inputs(layer, inputs):
@@ -52,29 +52,22 @@ def describe_inputs(inputs):
 
 def check_graph_input_shapes(layer, shapes):
     """Static checks of the four input shapes (list, in the list order)."""
-    try:
-        check_graph_shapes(
-            *[None if shape is None else tuple(shape) for shape in shapes]
-        )
-    except ValueError as error:
-        raise ValueError(f"{type(layer).__name__}: {error}") from None
+    check_named_shapes(layer, check_graph_shapes, shapes)
 
 
 def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     """Checks the graph tensors of `layer` (built for `features` wide
-    `node_inputs`, if given) and makes invalid graphs harmless.
-
-    Returns `node_inputs`, `edges` (int32, every bad edge turned into a
-    `-1` padding row), `edge_types` (int32, 0 on padding rows), `node_mask`
-    (bool) and `valid`, bool `(batch,)`: whether each graph was valid.
+    `node_inputs`, if given); returns `node_inputs`, int32 `edges` (bad ones
+    as `-1` padding rows) and `edge_types` (0 on padding rows), the bool
+    `node_mask` and `valid`, bool `(batch,)`: whether each graph was valid.
     """
     tensors = unpack_graph_inputs(layer, inputs)
     check_static_graph_inputs(layer, tensors, features)
-    arrays = concrete_numpy(*tensors[1:])
-    traced_tf = arrays is None and keras.backend.backend() == "tensorflow"
-    if arrays is not None:
-        _raise_on_bad_values(layer, *arrays, num_edge_types)
-    elif traced_tf:
+    checked = raise_problem(
+        layer, find_graph_problem, *tensors[1:], num_edge_types=num_edge_types
+    )
+    traced_tf = not checked and keras.backend.backend() == "tensorflow"
+    if traced_tf:
         tensors = after_assertions(
             tensors, _shape_assertions(layer, tensors, features)
         )
@@ -82,7 +75,7 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     bad_nodes, bad_edges, real = graph_flags(
         ops, edges, edge_types, node_mask, num_edge_types
     )
-    bad_edge = any_of(ops, bad_edges)
+    bad_edge = functools.reduce(ops.logical_or, bad_edges)
     # Under XLA a served `(B, E, 3)` cannot be stopped by an assertion:
     # every graph of such a batch is invalid.
     valid = ops.logical_and(
@@ -90,23 +83,10 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
         ops.equal(ops.shape(edges)[2], 2),
     )
     if traced_tf:
+        flags = [bad_nodes, *bad_edges]
         names = {"num_nodes": "num_nodes", "allowed": f"[0, {num_edge_types})"}
-        [valid] = after_assertions(
-            [valid],
-            lambda: (
-                rule_assertions(
-                    layer,
-                    [NODE_MASK_RULE],
-                    [bad_nodes],
-                    "graph",
-                    "node",
-                    **names,
-                )
-                + rule_assertions(
-                    layer, EDGE_RULES, bad_edges, "graph", "edge", **names
-                )
-            ),
-            any_bad=ops.any(any_bad_example(ops, [bad_nodes, *bad_edges])),
+        [valid] = assert_rules(
+            layer, [valid], "graph", GRAPH_RULES, flags, **names
         )
     good = ops.logical_and(real, ops.logical_not(bad_edge))
     return (
@@ -121,20 +101,24 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
 
 
 def check_host_graph(layer, inputs, num_edge_types):
-    """Checks NumPy index arrays that Keras would narrow before `call`
-    (see `narrowed_by_conversion`); anything else is left to `call`."""
+    """Checks NumPy index arrays that Keras would narrow before `call`."""
+    check_host_arrays(
+        layer,
+        inputs,
+        unpack_graph_inputs,
+        _readable,
+        find_graph_problem,
+        num_edge_types=num_edge_types,
+    )
+
+
+def _readable(node_inputs, *arrays):
+    shape = np.asarray(node_inputs).shape
     try:
-        tensors = unpack_graph_inputs(layer, inputs)
+        check_graph_shapes(shape, *[array.shape for array in arrays])
     except ValueError:
-        return
-    if not narrowed_by_conversion(*tensors[1:]):
-        return
-    arrays = [np.asarray(tensor) for tensor in tensors]
-    try:
-        check_graph_shapes(*[array.shape for array in arrays])
-    except ValueError:
-        return
-    _raise_on_bad_values(layer, *arrays[1:], num_edge_types)
+        return False
+    return True
 
 
 def poison_invalid_graphs(outputs, valid):
@@ -152,13 +136,12 @@ def check_static_graph_inputs(layer, tensors, features=None):
     check_graph_input_shapes(layer, [tensor.shape for tensor in tensors])
     name = type(layer).__name__
     for tensor_name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
+        kind = "numeric or bool" if tensor_name == "node_mask" else "numeric"
         dtype = keras.backend.standardize_dtype(tensor.dtype)
-        numeric = dtype.startswith(("int", "uint", "float", "bfloat"))
-        if not numeric and not (tensor_name == "node_mask" and dtype == "bool"):
+        if not DTYPE_KINDS[kind](dtype):
             raise ValueError(
-                f"{name}: `{tensor_name}` must be numeric"
-                + (" or bool" if tensor_name == "node_mask" else "")
-                + f". Received: {tensor_name}.dtype={dtype}"
+                f"{name}: `{tensor_name}` must be {kind}. "
+                f"Received: {tensor_name}.dtype={dtype}"
             )
     width = tensors[0].shape[-1]
     if features is not None and width is not None and width != features:
@@ -169,22 +152,9 @@ def check_static_graph_inputs(layer, tensors, features=None):
         )
 
 
-def _raise_on_bad_values(layer, edges, edge_types, node_mask, num_types):
-    problem = find_graph_problem(edges, edge_types, node_mask, num_types)
-    if problem is not None:
-        raise ValueError(f"{type(layer).__name__} {layer.name!r}: {problem}")
-
-
-def non_binary_mask(node_mask):
-    """`(batch, N)` bool: the `node_mask` entries other than 0 and 1 (`2`,
-    `-1`, `0.5`, NaN), which no layer reads as a real or a padding node."""
-    return non_binary(ops, node_mask)
-
-
 def _shape_assertions(layer, tensors, features):
-    """Run-time shape checks for `after_assertions` (TensorFlow only): a
-    served signature may have unknown sizes (or let a caller pass shapes
-    its spec does not allow), and no later op must fail on them first."""
+    """Run-time shape checks for `after_assertions`: a served signature may
+    have unknown sizes (or let a caller pass shapes its spec refuses)."""
     import tensorflow as tf
 
     rank = ranks(GRAPH_LAYOUTS)
@@ -227,11 +197,8 @@ def _shape_assertions(layer, tensors, features):
                 f"`node_inputs` must have {features} features.",
             )
         )
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
-    shapes = []
-    for name, tensor in named.items():
-        shapes += [f"{name}.shape=", tf.shape(tensor)]
+    shapes = [x for n, t in named.items() for x in (f"{n}.shape=", tf.shape(t))]
     return [
-        (condition, [prefix + message, "Received:", *shapes])
+        (condition, [prefix(layer) + message, "Received:", *shapes])
         for condition, message in conditions
     ]

@@ -4,8 +4,8 @@ import keras
 from keras import ops
 
 from keras_recurrent.graphs.validation import find_node_mask_problem
-from keras_recurrent.layers._concrete import concrete_numpy
-from keras_recurrent.layers._graph_checks import non_binary_mask
+from keras_recurrent.graphs.validation import non_binary
+from keras_recurrent.layers._tf_checks import raise_problem
 
 
 def unpack_node_inputs(layer, inputs):
@@ -73,14 +73,9 @@ def node_features(node_states, node_inputs, node_mask, dtype, layer=None):
     """
     valid = None
     if keras.backend.standardize_dtype(node_mask.dtype) != "bool":
-        arrays = concrete_numpy(node_mask) if layer is not None else None
-        if arrays is not None:
-            problem = find_node_mask_problem(arrays[0])
-            if problem is not None:
-                raise ValueError(
-                    f"{type(layer).__name__} {layer.name!r}: {problem}"
-                )
-        valid = ops.logical_not(ops.any(non_binary_mask(node_mask), axis=1))
+        if layer is not None:
+            raise_problem(layer, find_node_mask_problem, node_mask)
+        valid = ops.logical_not(ops.any(non_binary(ops, node_mask), axis=1))
     is_real = ops.cast(node_mask, "bool")
     features = ops.concatenate(
         [ops.cast(node_states, dtype), ops.cast(node_inputs, dtype)], axis=-1

@@ -1,68 +1,69 @@
-"""Run-time assertions in traced TensorFlow graphs.
-
-`keras.ops` has no assertion, so this module is the one place that uses
-TensorFlow directly (each function imports it, as only the TensorFlow
-backend calls them; `in_xla_context` returns early on the others). Eagerly
-the layers raise a `ValueError` from NumPy checks instead, and under XLA,
-where `Assert` compiles to a no-op, they give bad trees and graphs NaN
-outputs.
+"""The tree and graph layers' executor of their rule tables: concrete
+tensors raise a `ValueError` naming the layer; traced TensorFlow gets
+run-time assertions (`keras.ops` has none); under XLA, where `Assert` is a
+no-op, the layers give bad trees and graphs NaN instead.
 """
 
-import keras
+import numpy as np
 from keras import ops
 
+from keras_recurrent._rules import any_bad_example
+from keras_recurrent.layers._concrete import concrete_numpy
+from keras_recurrent.layers._concrete import in_xla_context
+from keras_recurrent.layers._concrete import narrowed_by_conversion
 
-def in_xla_context():
-    """Whether the layer is being traced for XLA (`jit_compile=True`).
 
-    True on every backend but TensorFlow and PyTorch, whose traced code is
-    compiled whole by XLA (JAX), and inside a TensorFlow function compiled
-    with XLA: there, shapes must be static and run-time assertions do not
-    run.
-    """
-    backend = keras.backend.backend()
-    if backend == "torch":
-        return False
-    if backend != "tensorflow":
-        return True
-    import tensorflow as tf
+def prefix(layer):
+    """`"ClassName 'name': "`, which starts a problem's message."""
+    return f"{type(layer).__name__} {layer.name!r}: "
 
-    return tf.__internal__.get_enclosing_xla_context() is not None
+
+def raise_problem(layer, find_problem, *tensors, **options):
+    """Raises `find_problem(*arrays, **options)`'s message, if any, when
+    `tensors` are concrete; returns whether they were (checked)."""
+    arrays = concrete_numpy(*tensors)
+    if arrays is not None:
+        _raise(layer, find_problem(*arrays, **options))
+    return arrays is not None
+
+
+def check_host_arrays(layer, inputs, unpack, readable, find_problem, **kw):
+    """Raises `find_problem`'s message on NumPy index arrays (all inputs but
+    the first) that Keras would narrow before `call`; inputs that `unpack`
+    or `readable` refuse are left to `call`."""
+    try:
+        tensors = unpack(layer, inputs)
+    except ValueError:
+        return
+    if narrowed_by_conversion(*tensors[1:]):
+        arrays = [np.asarray(tensor) for tensor in tensors[1:]]
+        if readable(tensors[0], *arrays):
+            _raise(layer, find_problem(*arrays, **kw))
+
+
+def _raise(layer, problem):
+    if problem is not None:
+        raise ValueError(prefix(layer) + problem)
 
 
 def assert_batch_size(tensor, expected, message):
-    """`tensor`, checked at run time to have `expected` rows (TF only).
-
-    Under XLA, where `Assert` is a no-op, the batch size is set statically
-    instead, and compiling for another size fails on that shape.
-    """
+    """`tensor`, checked at run time to have `expected` rows; under XLA the
+    batch size is set statically instead (another size fails to compile)."""
     import tensorflow as tf
 
     if in_xla_context():
         return tf.ensure_shape(tensor, (expected, *tensor.shape[1:]))
     received = tf.shape(tensor)[0]
-    [tensor] = after_assertions(
-        [tensor],
-        [
-            (
-                tf.equal(received, expected),
-                [message + "Received: a batch of", received, "sequences"],
-            )
-        ],
-    )
-    return tensor
+    data = [message + "Received: a batch of", received, "sequences"]
+    return after_assertions([tensor], [(tf.equal(received, expected), data)])[0]
 
 
 def after_assertions(tensors, assertions, any_bad=None):
-    """`tensors`, readable only after run-time assertions passed.
-
-    `assertions` are `(condition, data)` pairs for `tf.debugging.Assert`;
-    each runs after the previous one, so that the first problem is named.
-    With `any_bad`, a bool scalar that is true when one of them fails,
-    `assertions` is a function that returns the pairs, built and run in a
-    `tf.cond` branch taken only then: good inputs pay for `any_bad` alone,
-    not for each assertion's message.
-    """
+    """`tensors`, readable only after the `(condition, data)` pairs of
+    `assertions` passed, in order (the first problem is named). With
+    `any_bad`, true when one fails, `assertions` is a function, built and
+    run in a `tf.cond` branch taken only then: good inputs pay for
+    `any_bad` alone."""
     import tensorflow as tf
 
     def checked(assertions):
@@ -82,34 +83,36 @@ def after_assertions(tensors, assertions, any_bad=None):
     )
 
 
-def rule_assertions(layer, rules, flags, structure, item, **names):
-    """`(condition, data)` pairs for `after_assertions`: for each `Rule` of
-    `rules` and its `(batch, n)` bool `flags`, that no item is bad, or the
-    statement (its placeholders filled from `names`) and the first bad
-    item, e.g. "First bad edge (graph, edge): 1 0"."""
-    prefix = f"{type(layer).__name__} {layer.name!r}: "
-    assertions = []
-    for rule, bad in zip(rules, flags, strict=True):
-        if not rule.traced:
-            continue
-        flat = ops.reshape(bad, (-1,))
-        # A trailing False keeps `argmax` defined for batches without entries.
-        padded = ops.concatenate(
-            [ops.cast(flat, "int32"), ops.zeros((1,), "int32")]
-        )
-        first = ops.argmax(padded)
-        # In `first`'s dtype: with a float64 `floatx`, Keras makes the
-        # maximum of a dynamic int32 size and a Python int an int64.
-        row_length = ops.cast(ops.maximum(ops.shape(bad)[1], 1), first.dtype)
-        assertions.append(
-            (
-                ops.logical_not(ops.any(flat)),
-                [
-                    prefix + rule.statement.format(**names),
-                    f"First bad {item} ({structure}, {item}):",
-                    first // row_length,
-                    first % row_length,
-                ],
-            )
-        )
-    return assertions
+def assert_rules(layer, tensors, structure, rules, flags, **names):
+    """`tensors` after assertions that no item breaks a rule of `rules`,
+    with their `(batch, n)` bool `flags`: a failure gives the statement
+    (placeholders filled from `names`) and the first bad item, e.g. "First
+    bad edge (graph, edge): 1 0"."""
+
+    def assertions():
+        return [
+            _rule_assertion(layer, rule, bad, names, structure)
+            for rule, bad in zip(rules, flags, strict=True)
+            if rule.traced
+        ]
+
+    any_bad = ops.any(any_bad_example(ops, flags))
+    return after_assertions(tensors, assertions, any_bad=any_bad)
+
+
+def _rule_assertion(layer, rule, bad, names, structure):
+    flat = ops.reshape(bad, (-1,))
+    # A trailing False keeps `argmax` defined for batches without entries.
+    padded = ops.concatenate(
+        [ops.cast(flat, "int32"), ops.zeros((1,), "int32")]
+    )
+    first = ops.argmax(padded)
+    # In `first`'s dtype: with a float64 `floatx`, Keras makes the maximum
+    # of a dynamic int32 size and a Python int an int64.
+    row_length = ops.cast(ops.maximum(ops.shape(bad)[1], 1), first.dtype)
+    return ops.logical_not(ops.any(flat)), [
+        prefix(layer) + rule.statement.format(**names),
+        f"First bad {rule.item} ({structure}, {rule.item}):",
+        first // row_length,
+        first % row_length,
+    ]

@@ -12,14 +12,13 @@ from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
-from keras_recurrent.layers._tf_checks import in_xla_context
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
-from keras_recurrent.layers._tree_checks import check_children_eagerly
 from keras_recurrent.layers._tree_checks import check_host_children
 from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
@@ -286,7 +285,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         children, checked = children_as_int32(self, children, node_mask)
         if in_xla_context():
             outputs = self._call_static(
-                node_inputs, children, node_mask, training, levels, checked
+                node_inputs, children, node_mask, training, levels
             )
         else:
             # TensorFlow without XLA and PyTorch run dynamic shapes: there,
@@ -314,7 +313,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             reduce_parents(node_children, ops.segment_min),
             reduce_parents(node_children, ops.segment_max),
             index["index_of"][:total],
-            checked_eagerly=checked,
+            checked,
         )
         order = level_order(node_children, parent, index["num_real"])
         # The rows of the flat batch in level order.
@@ -584,7 +583,6 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         node_mask,
         training,
         levels=None,
-        checked=False,
     ):
         """The level loop with static shapes, for XLA and JAX, fed by the
         host schedule `levels` or by one derived in the graph.
@@ -605,8 +603,6 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
         total = batch_size * num_nodes
         real = ops.cast(node_mask, "bool")
-        if not checked:
-            check_children_eagerly(self, children, node_mask)
         bad = bad_trees(children, real)
         if levels is None:
             schedule = static_schedule(children, real, bad)

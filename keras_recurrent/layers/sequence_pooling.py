@@ -11,11 +11,10 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
+from keras_recurrent.layers._masking import last_valid_step
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
-from keras_recurrent.layers._sequence_checks import last_valid_step
-from keras_recurrent.layers._sequence_checks import max_over_time
 
 MODES = ("last", "mean", "max", "attention")
 
@@ -256,3 +255,9 @@ class SequencePooling(KnownRankInputs, keras.layers.Layer):
         )
         base_config = super().get_config()
         return {**base_config, **config}
+
+
+def max_over_time(values, axis=1):
+    """`ops.max(values, axis)` that also takes a batch of 0 eagerly."""
+    best = ops.expand_dims(ops.argmax(values, axis=axis), axis)
+    return ops.squeeze(ops.take_along_axis(values, best, axis=axis), axis)

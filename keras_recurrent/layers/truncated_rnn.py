@@ -7,11 +7,11 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import invalid
 from keras_recurrent.layers._known_rank import KnownRankInputs
+from keras_recurrent.layers._masking import last_valid_step
+from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
-from keras_recurrent.layers._sequence_checks import last_valid_step
-from keras_recurrent.layers._sequence_checks import zero_masked_steps
 
 # Settings of the wrapped layer that do not make sense per window.
 _UNSUPPORTED_RNN_SETTINGS = (

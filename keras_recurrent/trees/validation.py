@@ -1,8 +1,7 @@
 """Checking padded tree tensors before they reach a model.
 
-`tree_flags` and `TREE_RULES` are the one table of the tree rules:
-`find_tree_problem` runs it on NumPy arrays, the tree layers with
-`keras.ops` (see `keras_recurrent._rules`).
+`tree_flags` and `TREE_RULES` are the one table of the tree rules (see
+`keras_recurrent._rules` for its executors).
 """
 
 import numpy as np
@@ -73,9 +72,8 @@ def validate_tree_tensors(children, node_mask, *, arity=None):
 
 
 def find_tree_problem(children, node_mask):
-    """The message of the first problem of NumPy `children` `(batch, N,
-    K)` and `node_mask` `(batch, N)`, naming the tree, the node and the
-    values; `None` when the batch is valid."""
+    """The message of the first problem of NumPy `children` and
+    `node_mask`, naming the tree, the node and the values, or `None`."""
     children = np.asarray(children).astype(np.int64)
     real = np.asarray(node_mask).astype(bool)
     batch_size, num_nodes, _ = children.shape
@@ -93,12 +91,10 @@ def find_tree_problem(children, node_mask):
 
 
 def tree_flags(xp, children, real, first_parent, last_parent):
-    """For each of `TREE_RULES`, the bool `(batch, N)` flags of bad nodes.
-
-    `real` is the bool `(batch, N)` mask; `first_parent` and `last_parent`
-    `(batch * N,)` give each node's smallest and largest parent (in any
-    order-preserving numbering), and for a node without one,
-    `first_parent >= last_parent` and `last_parent < 0`.
+    """For each of `TREE_RULES`, the bool `(batch, N)` flags of bad nodes;
+    `first_parent` and `last_parent` `(batch * N,)` are each node's
+    smallest and largest parent in any order-preserving numbering (for a
+    node without one, `first_parent >= last_parent` and `last_parent < 0`).
     """
     shape = xp.shape(children)
     first, last = (
@@ -206,26 +202,12 @@ TREE_RULES = (
 def check_tree_shapes(
     node_inputs_shape, children_shape, node_mask_shape, *, arity=None
 ):
-    """Checks ranks and matching sizes of the tree tensor shapes.
-
-    `None` sizes (unknown while tracing) match anything; a `None` shape for
-    `node_inputs` skips it.
-
-    Raises:
-        ValueError: If a rank is wrong, the batch or node sizes disagree, or
-            `K` disagrees with `arity`.
-    """
-    shapes = dict(
-        zip(
-            TREE_TENSOR_NAMES,
-            (node_inputs_shape, children_shape, node_mask_shape),
-            strict=True,
-        )
-    )
-    if node_inputs_shape is None:
-        del shapes["node_inputs"]
-    present = tuple(shapes)
-    groups = ((0, "batch size", present), (1, "number of nodes", present))
+    """Checks ranks, agreeing sizes (`None` matches anything; a `None`
+    `node_inputs_shape` is skipped) and `K` against `arity`."""
+    shapes = {"children": children_shape, "node_mask": node_mask_shape}
+    if node_inputs_shape is not None:
+        shapes = {"node_inputs": node_inputs_shape, **shapes}
+    groups = ((0, "batch size", shapes), (1, "number of nodes", shapes))
     check_ranks(shapes, TREE_LAYOUTS)
     check_sizes("tree", shapes, groups)
     if arity is not None and children_shape[-1] != arity:
