@@ -44,8 +44,9 @@ The script prints the test accuracy by expression length (<= 50, 51-100,
 101-200, > 200 tokens) and the training time (epochs and validation).
 
 docs/experiments.md has the figures on the release's test sample: 99.0%
-(published 98.7%) for the N-ary model with `--train-size 90000 --epochs
-12 --curriculum 6 --learning-rate 5e-3`, 44 minutes on a 2-core CPU.
+and 99.3% over two seeds (published 98.7%) for the N-ary model with
+`--train-size 90000 --epochs 12 --curriculum 6 --learning-rate 5e-3`,
+28 to 44 minutes on a 2-core CPU.
 Earlier measurements, with training data capped at 100 tokens
 (`--max-length 100`, then the default) and every batch weighing the
 same (`--weighting batch`, then the default), TensorFlow backend on a
