@@ -284,13 +284,17 @@ def step_arguments(args, num_edge_types, reverse, train=True):
     }
 
 
-def auto_choice(args, num_edge_types, reverse, nodes=None, edges=None):
-    """`"dense"` or `"sparse"`: what `aggregation="auto"` takes here."""
+def auto_choice(
+    args, num_edge_types, reverse, nodes=None, edges=None, xla=False
+):
+    """`"dense"` or `"sparse"`: what `aggregation="auto"` takes here, in a
+    TensorFlow graph or on PyTorch, or compiled by XLA (`xla`: JAX,
+    `jit_compile=True`)."""
     layer = kr.layers.GatedGraph(
         args.units, num_edge_types, add_reverse_edges=reverse
     )
     dense = layer._uses_dense_aggregation(
-        (None, nodes or args.nodes), (None, edges or args.edges)
+        (None, nodes or args.nodes), (None, edges or args.edges), xla=xla
     )
     return "dense" if dense else "sparse"
 
@@ -305,6 +309,7 @@ def contenders(args, num_edge_types, reverse):
     """
     common = step_arguments(args, num_edge_types, reverse)
     auto = auto_choice(args, num_edge_types, reverse)
+    xla_auto = auto_choice(args, num_edge_types, reverse, xla=True)
     tensorflow = {"KERAS_BACKEND": "tensorflow"}
     rows = {}
     for aggregation in ("auto", "dense", "sparse"):
@@ -319,14 +324,14 @@ def contenders(args, num_edge_types, reverse):
             tensorflow,
             args.warmup,
         )
-    rows[f"GatedGraph, TensorFlow + XLA (auto: {auto})"] = Contender(
+    rows[f"GatedGraph, TensorFlow + XLA (auto: {xla_auto})"] = Contender(
         "_ggnn_steps:keras_step",
         {**common, "jit_compile": True},
         tensorflow,
         args.warmup,
     )
-    for backend in ("jax", "torch"):
-        rows[f"GatedGraph, {backend} backend (auto: {auto})"] = Contender(
+    for backend, choice in (("jax", xla_auto), ("torch", auto)):
+        rows[f"GatedGraph, {backend} backend (auto: {choice})"] = Contender(
             "_ggnn_steps:keras_step",
             common,
             {"KERAS_BACKEND": backend},

@@ -12,6 +12,7 @@ from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
+from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import check_host_graph
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
@@ -24,8 +25,11 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 # With `aggregation="auto"`, messages are summed with dense per-graph
 # adjacency matmuls when the count tensor has at most this many entries per
 # message (`T * N * N <= ratio * messages`); above, gather + segment sum.
-# The threshold comes from benchmarks/ggnn.py (docs/design/gated_graph.md).
-DENSE_AGGREGATION_RATIO = 32
+# Compiled by XLA (JAX, TensorFlow with `jit_compile=True`) the sparse path
+# wins sooner than in TensorFlow graphs and on PyTorch. The thresholds come
+# from benchmarks/ggnn.py (docs/design/gated_graph.md).
+DENSE_AGGREGATION_RATIO = 96
+XLA_DENSE_AGGREGATION_RATIO = 32
 AGGREGATIONS = ("auto", "dense", "sparse")
 
 
@@ -82,10 +86,11 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
     way.
 
     The default `"auto"` takes the dense path only when `N` and `E` are
-    known when tracing and `T * N² <= 32 * messages` per graph (messages:
-    `E`, or `2 E` with reverse edges), so that memory and cost stay
-    proportional to the edges; otherwise (also with dynamic `N` or `E`, as
-    in an exported model) the sparse one. Padding nodes are never read (no
+    known when tracing and `T * N² <= 96 * messages` per graph (messages:
+    `E`, or `2 E` with reverse edges; `32 * messages` when XLA compiles
+    the call, as on JAX), so that memory and cost stay proportional to the
+    edges; otherwise (also with dynamic `N` or `E`, as in an exported
+    model) the sparse one. Padding nodes are never read (no
     real edge touches them) and their output states are zero.
 
     Weights, with `T = num_edge_types * (2 if add_reverse_edges else 1)`
@@ -364,15 +369,16 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             return states
         return poison_invalid_graphs(states, valid)
 
-    def _uses_dense_aggregation(self, nodes_shape, edges_shape):
+    def _uses_dense_aggregation(self, nodes_shape, edges_shape, xla=None):
         """Whether this call sums messages with dense adjacency matmuls.
 
         Decided on static shapes, so that it is fixed when tracing: with
         `"auto"`, the dense path is taken when `N` and `E` are known and the
         per-graph count tensor (`T * N * N` entries) is at most
-        `DENSE_AGGREGATION_RATIO` times the number of messages per graph
-        (`E`, twice that with reverse edges), which keeps its memory and
-        cost proportional to the edges.
+        `DENSE_AGGREGATION_RATIO` (`XLA_DENSE_AGGREGATION_RATIO` when `xla`,
+        by default when XLA compiles the call) times the number of messages
+        per graph (`E`, twice that with reverse edges), which keeps its
+        memory and cost proportional to the edges.
         """
         if self.aggregation != "auto":
             return self.aggregation == "dense"
@@ -383,7 +389,10 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             return False
         num_messages = num_edges * (2 if self.add_reverse_edges else 1)
         cells = self.num_message_types * num_nodes * num_nodes
-        return cells <= DENSE_AGGREGATION_RATIO * max(num_messages, 1)
+        if xla is None:
+            xla = in_xla_context()
+        ratio = XLA_DENSE_AGGREGATION_RATIO if xla else DENSE_AGGREGATION_RATIO
+        return cells <= ratio * max(num_messages, 1)
 
     def _fuses_kernels(self, dense):
         """Whether each step multiplies the per-type sums of the states by

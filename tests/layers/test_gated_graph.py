@@ -250,15 +250,32 @@ def test_empty_batch(aggregation):
 def test_auto_aggregation_choice():
     layer = kr.layers.GatedGraph(4, 2)  # T = 4 message types
     dense = layer._uses_dense_aggregation
-    # T * N * N <= 32 * 2 * E: 4 * 8 * 8 = 256 <= 64 * 4.
-    assert dense((None, 8, 4), (None, 4, 2))
-    assert not dense((None, 8, 4), (None, 3, 2))
+    # Under XLA, T * N * N <= 32 * 2 * E: 4 * 8 * 8 = 256 <= 64 * 4.
+    assert dense((None, 8, 4), (None, 4, 2), xla=True)
+    assert not dense((None, 8, 4), (None, 3, 2), xla=True)
+    # Otherwise, T * N * N <= 96 * 2 * E: 4 * 8 * 8 = 256 <= 192 * 2.
+    assert dense((None, 8, 4), (None, 2, 2), xla=False)
+    assert not dense((None, 8, 4), (None, 1, 2), xla=False)
     # Unknown N or E (a dynamic signature): always the sparse path.
-    assert not dense((None, None, 4), (None, 4, 2))
-    assert not dense((None, 8, 4), (None, None, 2))
+    for xla in (True, False):
+        assert not dense((None, None, 4), (None, 4, 2), xla=xla)
+        assert not dense((None, 8, 4), (None, None, 2), xla=xla)
+    # The benchmark's graphs: one type dense on both; four types with
+    # reverse edges (66.7 entries per message) dense outside XLA only.
     one_way = kr.layers.GatedGraph(4, 1, add_reverse_edges=False)
     assert one_way._uses_dense_aggregation((None, 50, 4), (None, 150, 2))
-    assert not one_way._uses_dense_aggregation((None, 70, 4), (None, 150, 2))
+    assert not one_way._uses_dense_aggregation(
+        (None, 70, 4), (None, 150, 2), xla=True
+    )
+    typed = kr.layers.GatedGraph(4, 4)
+    assert typed._uses_dense_aggregation((None, 50, 4), (None, 150, 2))
+    assert not typed._uses_dense_aggregation(
+        (None, 50, 4), (None, 150, 2), xla=True
+    )
+    # By default the context decides: TensorFlow eagerly is not XLA.
+    assert dense((None, 8, 4), (None, 2, 2)) == (
+        keras.backend.backend() in ("tensorflow", "torch")
+    )
     for aggregation, expected in (("dense", True), ("sparse", False)):
         forced = kr.layers.GatedGraph(4, 2, aggregation=aggregation)
         for shapes in (((None, 8, 4), (None, 3, 2)), ((None, None, 4), None)):
