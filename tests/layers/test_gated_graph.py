@@ -268,7 +268,9 @@ def test_auto_aggregation_choice():
         (None, 70, 4), (None, 150, 2), xla=True
     )
     typed = kr.layers.GatedGraph(4, 4)
-    assert typed._uses_dense_aggregation((None, 50, 4), (None, 150, 2))
+    assert typed._uses_dense_aggregation(
+        (None, 50, 4), (None, 150, 2), xla=False
+    )
     assert not typed._uses_dense_aggregation(
         (None, 50, 4), (None, 150, 2), xla=True
     )
