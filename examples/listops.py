@@ -33,8 +33,8 @@ compiled code) and carries the level schedule `tree_levels`, the tree
 layer's fourth input. A `keras.utils.PyDataset` makes the NumPy batches, so
 the script runs on the TensorFlow backend (the default here) and on the
 PyTorch one, CPU or GPU, without TensorFlow installed: it is only imported
-with its backend. Each expression weighs the same in the
-loss (`--weighting expression`: a batch of few long expressions would
+with its backend. Each expression weighs the same in the loss
+(`--weighting expression`: a batch of few long expressions would
 otherwise weigh as much as a full one). `--curriculum K` trains the
 first `K` epochs on the expressions of at most `--curriculum-length`
 (100) tokens only. Adam's learning rate follows a cosine decay over all
@@ -367,7 +367,6 @@ def run(model, splits, args, report):
         name: (encode(split, model), split["labels"])
         for name, split in splits.items()
     }
-
     schedule = epoch_batches(
         *encoded["train"], [len(t) for t in splits["train"]["tokens"]], args
     )
@@ -452,16 +451,26 @@ def accuracy_by_length(correct, lengths):
     return table
 
 
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer; received {text!r}"
-        )
-    return value
+def int_at_least(minimum, kind):
+    """An argparse type: an integer of at least `minimum` (`kind` names
+    it in the error)."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"expected a {kind} integer; received {text!r}"
+            )
+        return value
+
+    return parse
+
+
+positive_int = int_at_least(1, "positive")
+non_negative_int = int_at_least(0, "non-negative")
 
 
 def models_list(text):
@@ -651,7 +660,7 @@ def main():
     )
     parser.add_argument(
         "--curriculum",
-        type=int,
+        type=non_negative_int,
         default=0,
         help="train the first this many epochs on the training expressions "
         "of at most --curriculum-length tokens only, then on all of them",

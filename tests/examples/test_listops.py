@@ -320,3 +320,12 @@ def test_accuracy_by_length_bins(example):
 def test_sizes_must_be_positive(example, text):
     with pytest.raises(example.argparse.ArgumentTypeError, match=text):
         example.positive_int(text)
+
+
+@pytest.mark.parametrize("text", ["-1", "x"])
+def test_curriculum_epochs_must_not_be_negative(example, text):
+    with pytest.raises(
+        example.argparse.ArgumentTypeError, match="non-negative.*" + text
+    ):
+        example.non_negative_int(text)
+    assert example.non_negative_int("0") == 0
