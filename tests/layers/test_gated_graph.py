@@ -120,6 +120,52 @@ def test_fused_kernels_match_reference_and_unfused_gradients(
         np.testing.assert_allclose(fused, unfused, atol=1e-5)
 
 
+GATE_PRODUCT_OPTIONS = {
+    **ONE_TYPE_OPTIONS,
+    "one_type_default": {},
+    "one_type_reset_before": {"reset_after": False},
+}
+
+
+@pytest.mark.parametrize(
+    "options", GATE_PRODUCT_OPTIONS.values(), ids=list(GATE_PRODUCT_OPTIONS)
+)
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_per_gate_and_wide_gru_products_agree(
+    monkeypatch, options, aggregation
+):
+    # Outside XLA each gate takes a matmul of its own; under XLA one wide
+    # matmul is split after. Same values and gradients, fused or not,
+    # with and without biases, both GRU variants.
+    from keras_recurrent.layers import gated_graph
+
+    graphs = reference.random_graphs(7, num_edge_types=1)
+    inputs = [tf.constant(array) for array in reference.as_list(graphs)]
+    product = gated_graph._gate_product
+    results = []
+    for xla in (False, True):
+        seen = []
+
+        def spy(*args, seen=seen, **kwargs):
+            seen.append(args[2])  # per_gate
+            return product(*args, **kwargs)
+
+        monkeypatch.setattr(gated_graph, "in_xla_context", lambda xla=xla: xla)
+        monkeypatch.setattr(gated_graph, "_gate_product", spy)
+        layer = _one_type_layer(graphs, aggregation, options)
+        sources = [inputs[0], *layer.trainable_variables]
+        with tf.GradientTape() as tape:
+            tape.watch(inputs[0])
+            outputs = layer(inputs)
+            loss = tf.reduce_sum(outputs * tf.sin(outputs + 1.0))
+        assert seen == [not xla, not xla]  # Input and recurrent products.
+        np.testing.assert_allclose(outputs, _expected(layer, graphs), atol=1e-5)
+        results.append([np.asarray(g) for g in tape.gradient(loss, sources)])
+    assert np.abs(results[0][0]).max() > 1e-3
+    for per_gate, wide in zip(*results, strict=True):
+        np.testing.assert_allclose(per_gate, wide, atol=1e-5)
+
+
 def test_kernels_are_fused_only_where_one_matmul_is_cheaper():
     # (num_edge_types, add_reverse_edges, concatenate_directions):
     # (sparse, dense) fusion. Fused: 3 T columns of units² per node;
