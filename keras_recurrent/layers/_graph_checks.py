@@ -7,7 +7,6 @@ bad edges become padding rows and whose outputs become NaN.
 import functools
 
 import keras
-import numpy as np
 from keras import ops
 
 from keras_recurrent._checks import DTYPE_KINDS
@@ -105,20 +104,11 @@ def check_host_graph(layer, inputs, num_edge_types):
     check_host_arrays(
         layer,
         inputs,
-        unpack_graph_inputs,
-        _readable,
+        GRAPH_TENSOR_NAMES,
+        check_graph_shapes,
         find_graph_problem,
         num_edge_types=num_edge_types,
     )
-
-
-def _readable(node_inputs, *arrays):
-    shape = np.asarray(node_inputs).shape
-    try:
-        check_graph_shapes(shape, *[array.shape for array in arrays])
-    except ValueError:
-        return False
-    return True
 
 
 def poison_invalid_graphs(outputs, valid):

@@ -8,6 +8,7 @@ import numpy as np
 from keras import ops
 
 from keras_recurrent._rules import any_bad_example
+from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import narrowed_by_conversion
@@ -27,18 +28,21 @@ def raise_problem(layer, find_problem, *tensors, **options):
     return arrays is not None
 
 
-def check_host_arrays(layer, inputs, unpack, readable, find_problem, **kw):
+def check_host_arrays(layer, inputs, names, check_shapes, find_problem, **kw):
     """Raises `find_problem`'s message on NumPy index arrays (all inputs but
-    the first) that Keras would narrow before `call`; inputs that `unpack`
-    or `readable` refuse are left to `call`."""
+    the first) that Keras would narrow before `call`; inputs that
+    `unpack_inputs` or `check_shapes` refuse are left to `call`."""
     try:
-        tensors = unpack(layer, inputs)
+        tensors = unpack_inputs(layer, inputs, names)
     except ValueError:
         return
     if narrowed_by_conversion(*tensors[1:]):
         arrays = [np.asarray(tensor) for tensor in tensors[1:]]
-        if readable(tensors[0], *arrays):
-            _raise(layer, find_problem(*arrays, **kw))
+        try:
+            check_shapes(np.shape(tensors[0]), *[a.shape for a in arrays])
+        except ValueError:
+            return
+        _raise(layer, find_problem(*arrays, **kw))
 
 
 def _raise(layer, problem):

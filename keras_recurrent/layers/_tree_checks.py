@@ -62,10 +62,8 @@ def check_host_children(layer, inputs):
     check_host_arrays(
         layer,
         inputs,
-        unpack_tree_inputs,
-        lambda _, children, mask: (
-            children.ndim == 3 and mask.shape == children.shape[:2]
-        ),
+        TREE_TENSOR_NAMES,
+        lambda _, *shapes: check_tree_shapes(None, *shapes),
         find_tree_problem,
     )
 
