@@ -8,11 +8,13 @@ import keras
 import numpy as np
 
 
-def invalid(name, value, expected, allow_none=False):
-    """The `ValueError`: argument `name` must be `expected` (or `None`)."""
+def invalid(name, value, expected, allow_none=False, context=None):
+    """The `ValueError`: argument `name` must be `expected` (or `None`);
+    `context` (e.g. `"for task='regression'"`) ends the requirement."""
     return ValueError(
         f"Argument `{name}` must be {expected}"
-        f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+        f"{' or None' if allow_none else ''}"
+        f"{' ' + context if context else ''}. Received: {name}={value!r}"
     )
 
 
@@ -32,8 +34,7 @@ def is_positive_int(value):
 def check_int(
     name, value, minimum=None, maximum=None, allow_none=False, context=None
 ):
-    """`value` as an `int` in `[minimum, maximum]` (`None`: unbounded);
-    `context` (e.g. `"for task='regression'"`) follows the bound."""
+    """`value` as an `int` in `[minimum, maximum]` (`None`: unbounded)."""
     if value is None and allow_none:
         return None
     if (
@@ -45,11 +46,7 @@ def check_int(
             bound = f" in [{minimum}, {maximum}]"
         else:
             bound = "" if minimum is None else f" >= {minimum}"
-        raise ValueError(
-            f"Argument `{name}` must be an integer{bound}"
-            f"{' or None' if allow_none else ''}"
-            f"{' ' + context if context else ''}. Received: {name}={value!r}"
-        )
+        raise invalid(name, value, f"an integer{bound}", allow_none, context)
     return int(value)
 
 
@@ -120,15 +117,14 @@ def check_at_most(name, value, limit_name, limit):
 
 def check_not_empty(name, value):
     """`value` unless it is an empty array or sequence."""
-    empty = value.size == 0 if hasattr(value, "size") else len(value) == 0
-    if empty:
-        received = (
-            f"{name}.shape={value.shape}"
+    if (value.size if hasattr(value, "size") else len(value)) == 0:
+        shown = (
+            f".shape={value.shape}"
             if hasattr(value, "shape")
-            else f"{name}={value!r}"
+            else f"={value!r}"
         )
         raise ValueError(
-            f"Argument `{name}` must not be empty. Received: {received}"
+            f"Argument `{name}` must not be empty. Received: {name}{shown}"
         )
     return value
 
