@@ -154,41 +154,33 @@ def _shape_assertions(layer, tensors, features):
         name: tf.concat([tf.shape(tensor), -tf.ones([rank[name]], "int32")], 0)
         for name, tensor in named.items()
     }
-    conditions = [
-        (
-            tf.reduce_all(
-                [tf.equal(tf.rank(named[n]), rank[n]) for n in named]
-            ),
-            f"the graph tensors must have the ranks "
-            f"{', '.join(str(r) for r in rank.values())}.",
-        ),
-        (tf.equal(dims["edges"][2], 2), "`edges` must be (batch, E, 2)."),
-        *(
-            (
-                tf.reduce_all(
-                    [
-                        tf.equal(dims[n][axis], dims[names[0]][axis])
-                        for n in names
-                    ]
-                ),
-                f"the graph tensors disagree on the {label}.",
-            )
+    ranks_text = ", ".join(str(r) for r in rank.values())
+    conditions = {
+        f"the graph tensors must have the ranks {ranks_text}.": [
+            tf.equal(tf.rank(named[n]), rank[n]) for n in named
+        ],
+        "`edges` must be (batch, E, 2).": tf.equal(dims["edges"][2], 2),
+        **{
+            f"the graph tensors disagree on the {label}.": [
+                tf.equal(dims[n][axis], dims[names[0]][axis]) for n in names
+            ]
             for axis, label, names in GRAPH_SIZE_GROUPS
+        },
+        "the graph tensors must have at least one node slot.": tf.greater(
+            dims["node_mask"][1], 0
         ),
-        (
-            tf.greater(dims["node_mask"][1], 0),
-            "the graph tensors must have at least one node slot.",
-        ),
-    ]
+    }
     if features is not None:
-        conditions.append(
-            (
-                tf.equal(dims["node_inputs"][2], features),
-                f"`node_inputs` must have {features} features.",
-            )
+        conditions[f"`node_inputs` must have {features} features."] = tf.equal(
+            dims["node_inputs"][2], features
         )
     shapes = [x for n, t in named.items() for x in (f"{n}.shape=", tf.shape(t))]
     return [
-        (condition, [prefix(layer) + message, "Received:", *shapes])
-        for condition, message in conditions
+        (
+            tf.reduce_all(condition)
+            if isinstance(condition, list)
+            else condition,
+            [prefix(layer) + message, "Received:", *shapes],
+        )
+        for message, condition in conditions.items()
     ]

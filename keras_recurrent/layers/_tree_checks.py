@@ -7,7 +7,6 @@ from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_tensor_dtype
 from keras_recurrent._rules import any_bad_example
 from keras_recurrent._rules import check_named_shapes
-from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._tf_checks import assert_rules
 from keras_recurrent.layers._tf_checks import check_host_arrays
 from keras_recurrent.layers._tf_checks import raise_problem
@@ -18,11 +17,6 @@ from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
 from keras_recurrent.trees.validation import tree_flags
-
-
-def unpack_tree_inputs(layer, inputs):
-    """`[node_inputs, children, node_mask]` from a list or a dict."""
-    return unpack_inputs(layer, inputs, TREE_TENSOR_NAMES)
 
 
 def check_tree_input_shapes(layer, shapes, arity=None):
