@@ -52,12 +52,8 @@ def check_int(
 
 def check_output_units(output_units, task, *, classification):
     """A HyperModel's `output_units`: at least 2 classes, or 1 target."""
-    return check_int(
-        "output_units",
-        output_units,
-        2 if classification else 1,
-        context=f"for task={task!r}",
-    )
+    minimum, context = (2 if classification else 1), f"for task={task!r}"
+    return check_int("output_units", output_units, minimum, context=context)
 
 
 def _checker(expected, accepts, convert=None):
@@ -176,9 +172,7 @@ DTYPE_KINDS = {
     "integer": lambda dtype: "int" in dtype,
     "bool or integer": lambda dtype: dtype == "bool" or "int" in dtype,
     "numeric": lambda dtype: dtype.startswith(("int", "uint", "float", "bf")),
-    "numeric or bool": lambda dtype: (
-        dtype == "bool" or DTYPE_KINDS["numeric"](dtype)
-    ),
+    "numeric or bool": lambda d: d == "bool" or DTYPE_KINDS["numeric"](d),
 }
 
 
@@ -196,11 +190,8 @@ def check_tensor_dtype(layer, name, tensor, kind, expected):
 
 def check_float_dtype(layer, tensor, name="inputs"):
     """Raises unless `tensor` is floating-point (embed integer tokens)."""
-    check_tensor_dtype(
-        layer,
-        name,
-        tensor,
-        "floating-point",
+    expected = (
         f"floating-point `{name}` (embed integer tokens first, e.g. with "
-        "`keras.layers.Embedding`)",
+        "`keras.layers.Embedding`)"
     )
+    check_tensor_dtype(layer, name, tensor, "floating-point", expected)

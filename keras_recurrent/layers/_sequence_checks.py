@@ -70,15 +70,12 @@ def check_mask(layer, mask, sequences):
         mask = ops.convert_to_tensor(mask)
     layout = "(batch, timesteps)"
     shape = check_rank(layer, mask.shape, layout, "a `mask`", "mask")
-    dtype = check_tensor_dtype(
-        layer,
-        "mask",
-        mask,
-        "bool or integer",
+    dtypes = (
         "a boolean or integer `mask` (True or nonzero at real steps), such "
         "as `keras.layers.Masking` or `Embedding(mask_zero=True)` make; a "
-        "float mask is ambiguous, so cast it with `ops.cast(mask, 'bool')`",
+        "float mask is ambiguous, so cast it with `ops.cast(mask, 'bool')`"
     )
+    dtype = check_tensor_dtype(layer, "mask", mask, "bool or integer", dtypes)
     expected = tuple(sequences.shape)[:2]
     for axis, (got, want) in enumerate(zip(shape, expected)):
         if got is not None and want is not None and got != want:

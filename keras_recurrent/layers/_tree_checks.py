@@ -34,20 +34,14 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
     """Float `node_inputs`, integer `children` (a float `1.7` is not
     truncated into node 1) and a bool or integer `node_mask`."""
     check_float_dtype(layer, node_inputs, "node_inputs")
-    check_tensor_dtype(
-        layer,
-        "children",
-        children,
-        "integer",
+    expected = (
         "integer `children` (node indices, -1 for an empty slot); floats "
-        "are not truncated into indices",
+        "are not truncated into indices"
     )
+    check_tensor_dtype(layer, "children", children, "integer", expected)
+    expected = "a bool or integer `node_mask` (nonzero for real nodes)"
     check_tensor_dtype(
-        layer,
-        "node_mask",
-        node_mask,
-        "bool or integer",
-        "a bool or integer `node_mask` (nonzero for real nodes)",
+        layer, "node_mask", node_mask, "bool or integer", expected
     )
 
 
