@@ -83,11 +83,8 @@ def check_children(
     # Padding rows (`node_of_row` past the real nodes) get one parent, 0.
     # One gather for both.
     parents = ops.stack([first_parent, last_parent], axis=1)
-    parents = ops.take(
-        ops.concatenate([parents, ops.zeros((1, 2), "int32")]),
-        node_of_row,
-        axis=0,
-    )
+    parents = ops.concatenate([parents, ops.zeros((1, 2), "int32")])
+    parents = ops.take(parents, node_of_row, axis=0)
     first, last = parents[:, 0], parents[:, 1]
     flags = tree_flags(ops, children, ops.cast(node_mask, "bool"), first, last)
     return assert_rules(
