@@ -8,33 +8,37 @@ import keras
 import numpy as np
 
 
-def invalid(name, value, expected, allow_none=False):
-    """The `ValueError`: argument `name` must be `expected` (or `None`)."""
+def invalid(name, value, expected, allow_none=False, context=None):
+    """The `ValueError`: argument `name` must be `expected` (or `None`);
+    `context` (e.g. `"for task='regression'"`) ends the requirement."""
     return ValueError(
         f"Argument `{name}` must be {expected}"
-        f"{' or None' if allow_none else ''}. Received: {name}={value!r}"
+        f"{' or None' if allow_none else ''}"
+        f"{' ' + context if context else ''}. Received: {name}={value!r}"
     )
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def is_positive_int(value):
     """Whether `value` is an integer (not a bool) of at least 1."""
-    return (
-        isinstance(value, numbers.Integral)
-        and not isinstance(value, bool)
-        and value > 0
-    )
+    return _is_int(value) and value > 0
 
 
 def check_int(
     name, value, minimum=None, maximum=None, allow_none=False, context=None
 ):
-    """`value` as an `int` in `[minimum, maximum]` (`None`: unbounded);
-    `context` (e.g. `"for task='regression'"`) follows the bound."""
+    """`value` as an `int` in `[minimum, maximum]` (`None`: unbounded)."""
     if value is None and allow_none:
         return None
     if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
+        not _is_int(value)
         or (minimum is not None and value < minimum)
         or (maximum is not None and value > maximum)
     ):
@@ -42,55 +46,58 @@ def check_int(
             bound = f" in [{minimum}, {maximum}]"
         else:
             bound = "" if minimum is None else f" >= {minimum}"
-        raise ValueError(
-            f"Argument `{name}` must be an integer{bound}"
-            f"{' or None' if allow_none else ''}"
-            f"{' ' + context if context else ''}. Received: {name}={value!r}"
-        )
+        raise invalid(name, value, f"an integer{bound}", allow_none, context)
     return int(value)
 
 
 def check_output_units(output_units, task, *, classification):
     """A HyperModel's `output_units`: at least 2 classes, or 1 target."""
-    return check_int(
-        "output_units",
-        output_units,
-        2 if classification else 1,
-        context=f"for task={task!r}",
-    )
+    minimum, context = (2 if classification else 1), f"for task={task!r}"
+    return check_int("output_units", output_units, minimum, context=context)
+
+
+def _checker(expected, accepts, convert=None):
+    """A check `(name, value, allow_none=False)`: `value` (through
+    `convert`) if `accepts(value)`, else `invalid(..., expected)`."""
+
+    def check(name, value, allow_none=False):
+        if value is None and allow_none:
+            return None
+        if not accepts(value):
+            raise invalid(name, value, expected, allow_none)
+        return value if convert is None else convert(value)
+
+    return check
+
+
+_positive_int = _checker("a positive integer", is_positive_int, int)
+_non_negative_int = _checker(
+    "a non-negative integer", lambda v: _is_int(v) and v >= 0, int
+)
+# Booleans (not `"yes"`, `1` or `0`), non-empty strings, positive floats.
+check_bool = _checker(
+    "a boolean", lambda v: isinstance(v, (bool, np.bool_)), bool
+)
+check_string = _checker(
+    "a non-empty string", lambda v: isinstance(v, str) and v != ""
+)
+check_positive_float = _checker(
+    "a positive float", lambda v: _is_real(v) and v > 0, float
+)
 
 
 def check_positive_int(name, value, allow_none=False, allow_zero=False):
     """`value` as an `int` above 0 (or at least 0 with `allow_zero`)."""
-    if value is None and allow_none:
-        return None
-    lowest = 0 if allow_zero else 1
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < lowest
-    ):
-        kind = "non-negative" if allow_zero else "positive"
-        raise invalid(name, value, f"a {kind} integer", allow_none)
-    return int(value)
+    check = _non_negative_int if allow_zero else _positive_int
+    return check(name, value, allow_none)
 
 
 def check_rate(name, value):
     """`value` as a `float` in `[0, 1)`."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not _is_real(value):
         raise invalid(name, value, "a float in [0, 1)")
     if not 0.0 <= value < 1.0:
         raise invalid(name, value, "in [0, 1)")
-    return float(value)
-
-
-def check_positive_float(name, value, allow_none=False):
-    """`value` as a `float` above 0."""
-    if value is None and allow_none:
-        return None
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not (real and value > 0):
-        raise invalid(name, value, "a positive float", allow_none)
     return float(value)
 
 
@@ -106,34 +113,15 @@ def check_at_most(name, value, limit_name, limit):
 
 def check_not_empty(name, value):
     """`value` unless it is an empty array or sequence."""
-    empty = value.size == 0 if hasattr(value, "size") else len(value) == 0
-    if empty:
-        received = (
-            f"{name}.shape={value.shape}"
+    if (value.size if hasattr(value, "size") else len(value)) == 0:
+        shown = (
+            f".shape={value.shape}"
             if hasattr(value, "shape")
-            else f"{name}={value!r}"
+            else f"={value!r}"
         )
         raise ValueError(
-            f"Argument `{name}` must not be empty. Received: {received}"
+            f"Argument `{name}` must not be empty. Received: {name}{shown}"
         )
-    return value
-
-
-def check_bool(name, value, allow_none=False):
-    """`value` as a Python bool; `"yes"`, `1` or `0` are refused."""
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, (bool, np.bool_)):
-        raise invalid(name, value, "a boolean", allow_none)
-    return bool(value)
-
-
-def check_string(name, value, allow_none=False):
-    """`value` if it is a non-empty string."""
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, str) or not value:
-        raise invalid(name, value, "a non-empty string", allow_none)
     return value
 
 
@@ -184,9 +172,7 @@ DTYPE_KINDS = {
     "integer": lambda dtype: "int" in dtype,
     "bool or integer": lambda dtype: dtype == "bool" or "int" in dtype,
     "numeric": lambda dtype: dtype.startswith(("int", "uint", "float", "bf")),
-    "numeric or bool": lambda dtype: (
-        dtype == "bool" or DTYPE_KINDS["numeric"](dtype)
-    ),
+    "numeric or bool": lambda d: d == "bool" or DTYPE_KINDS["numeric"](d),
 }
 
 
@@ -204,11 +190,8 @@ def check_tensor_dtype(layer, name, tensor, kind, expected):
 
 def check_float_dtype(layer, tensor, name="inputs"):
     """Raises unless `tensor` is floating-point (embed integer tokens)."""
-    check_tensor_dtype(
-        layer,
-        name,
-        tensor,
-        "floating-point",
+    expected = (
         f"floating-point `{name}` (embed integer tokens first, e.g. with "
-        "`keras.layers.Embedding`)",
+        "`keras.layers.Embedding`)"
     )
+    check_tensor_dtype(layer, name, tensor, "floating-point", expected)

@@ -63,6 +63,12 @@ def first_problem(rules, flags, arrays, **names):
     return None
 
 
+def raise_message(problem, start=""):
+    """Raises a `ValueError` of `start + problem` unless `problem` is `None`."""
+    if problem is not None:
+        raise ValueError(start + problem)
+
+
 def any_bad_example(xp, flags):
     """`(batch,)` bool: the examples with a bad item in any of `flags`."""
     return xp.any(xp.concatenate(flags, axis=1), axis=1)

@@ -14,17 +14,17 @@ from keras_recurrent._rules import check_dtypes
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent._rules import first_problem
+from keras_recurrent._rules import raise_message
 from keras_recurrent._rules import show
 
-# Names and order of the four graph tensors, as the graph layers take them.
-GRAPH_TENSOR_NAMES = ("node_inputs", "edges", "edge_types", "node_mask")
-
+# The four graph tensors, in the order the graph layers take them.
 GRAPH_LAYOUTS = {
     "node_inputs": "(batch, num_nodes, features)",
     "edges": "(batch, num_edges, 2)",
     "edge_types": "(batch, num_edges)",
     "node_mask": "(batch, num_nodes)",
 }
+GRAPH_TENSOR_NAMES = tuple(GRAPH_LAYOUTS)
 
 # The sizes that must agree: `(axis, label, names)`.
 GRAPH_SIZE_GROUPS = (
@@ -77,9 +77,7 @@ def validate_graph_tensors(
     check_dtypes(arrays, dict(zip(GRAPH_TENSOR_NAMES, kinds, strict=True)))
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
-    problem = find_graph_problem(**arrays, num_edge_types=num_edge_types)
-    if problem is not None:
-        raise ValueError(problem)
+    raise_message(find_graph_problem(**arrays, num_edge_types=num_edge_types))
 
 
 def find_graph_problem(
@@ -125,16 +123,10 @@ def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
     `2.6` or an int64 `2**32 + 1` cannot turn into a valid-looking index.
     """
     num_nodes = xp.shape(node_mask)[1]
-    sources, targets = edges[..., 0], edges[..., 1]
-    real = xp.logical_not(
-        xp.logical_and(xp.equal(sources, -1), xp.equal(targets, -1))
-    )
-    fractional = xp.logical_or(
-        _fractional(xp, sources), _fractional(xp, targets)
-    )
-    in_range = xp.logical_and(
-        _in_range(xp, sources, num_nodes), _in_range(xp, targets, num_nodes)
-    )
+    ends = (edges[..., 0], edges[..., 1])  # sources, targets
+    real = xp.logical_not(xp.logical_and(*(xp.equal(e, -1) for e in ends)))
+    fractional = xp.logical_or(*(_fractional(xp, e) for e in ends))
+    in_range = xp.logical_and(*(_in_range(xp, e, num_nodes) for e in ends))
     fits = xp.logical_and(
         xp.logical_and(real, in_range), xp.logical_not(fractional)
     )
@@ -143,8 +135,8 @@ def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
     is_real_node = xp.cast(xp.cast(node_mask, "bool"), "int32")
     is_real_node = xp.pad(is_real_node, [[0, 0], [0, 1]])
     joins_real = fits
-    for ends in (sources, targets):
-        index = xp.cast(xp.where(fits, ends, num_nodes), "int32")
+    for end in ends:
+        index = xp.cast(xp.where(fits, end, num_nodes), "int32")
         ends_real = xp.take_along_axis(is_real_node, index, axis=1) > 0
         joins_real = xp.logical_and(joins_real, ends_real)
     fractional_types = _fractional(xp, edge_types)

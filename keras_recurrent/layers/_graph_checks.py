@@ -7,7 +7,6 @@ bad edges become padding rows and whose outputs become NaN.
 import functools
 
 import keras
-import numpy as np
 from keras import ops
 
 from keras_recurrent._checks import DTYPE_KINDS
@@ -105,20 +104,11 @@ def check_host_graph(layer, inputs, num_edge_types):
     check_host_arrays(
         layer,
         inputs,
-        unpack_graph_inputs,
-        _readable,
+        GRAPH_TENSOR_NAMES,
+        check_graph_shapes,
         find_graph_problem,
         num_edge_types=num_edge_types,
     )
-
-
-def _readable(node_inputs, *arrays):
-    shape = np.asarray(node_inputs).shape
-    try:
-        check_graph_shapes(shape, *[array.shape for array in arrays])
-    except ValueError:
-        return False
-    return True
 
 
 def poison_invalid_graphs(outputs, valid):
@@ -164,41 +154,33 @@ def _shape_assertions(layer, tensors, features):
         name: tf.concat([tf.shape(tensor), -tf.ones([rank[name]], "int32")], 0)
         for name, tensor in named.items()
     }
-    conditions = [
-        (
-            tf.reduce_all(
-                [tf.equal(tf.rank(named[n]), rank[n]) for n in named]
-            ),
-            f"the graph tensors must have the ranks "
-            f"{', '.join(str(r) for r in rank.values())}.",
-        ),
-        (tf.equal(dims["edges"][2], 2), "`edges` must be (batch, E, 2)."),
-        *(
-            (
-                tf.reduce_all(
-                    [
-                        tf.equal(dims[n][axis], dims[names[0]][axis])
-                        for n in names
-                    ]
-                ),
-                f"the graph tensors disagree on the {label}.",
-            )
+    ranks_text = ", ".join(str(r) for r in rank.values())
+    conditions = {
+        f"the graph tensors must have the ranks {ranks_text}.": [
+            tf.equal(tf.rank(named[n]), rank[n]) for n in named
+        ],
+        "`edges` must be (batch, E, 2).": tf.equal(dims["edges"][2], 2),
+        **{
+            f"the graph tensors disagree on the {label}.": [
+                tf.equal(dims[n][axis], dims[names[0]][axis]) for n in names
+            ]
             for axis, label, names in GRAPH_SIZE_GROUPS
+        },
+        "the graph tensors must have at least one node slot.": tf.greater(
+            dims["node_mask"][1], 0
         ),
-        (
-            tf.greater(dims["node_mask"][1], 0),
-            "the graph tensors must have at least one node slot.",
-        ),
-    ]
+    }
     if features is not None:
-        conditions.append(
-            (
-                tf.equal(dims["node_inputs"][2], features),
-                f"`node_inputs` must have {features} features.",
-            )
+        conditions[f"`node_inputs` must have {features} features."] = tf.equal(
+            dims["node_inputs"][2], features
         )
     shapes = [x for n, t in named.items() for x in (f"{n}.shape=", tf.shape(t))]
     return [
-        (condition, [prefix(layer) + message, "Received:", *shapes])
-        for condition, message in conditions
+        (
+            tf.reduce_all(condition)
+            if isinstance(condition, list)
+            else condition,
+            [prefix(layer) + message, "Received:", *shapes],
+        )
+        for message, condition in conditions.items()
     ]

@@ -7,18 +7,20 @@ from keras import ops
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent.layers._concrete import in_xla_context
+from keras_recurrent.layers._tf_checks import after_assertions
 
 
-def check_rank(layer, shape, layout, what, name, known_features, context):
+def check_rank(layer, shape, layout, what, name, known=False, context=None):
     """`shape` as a tuple of the rank of `layout`, whose last size must be
-    known with `known_features` (for `build`; `context` says when)."""
+    `known` (for `build`; `context` says when)."""
     shape, rank = tuple(shape), layout.count(",") + 1
     if len(shape) != rank:
         raise ValueError(
             f"{type(layer).__name__} expects {what} of rank {rank} {layout}. "
             f"Received: {name}.shape={shape}"
         )
-    if known_features:
+    if known:
         check_known_last_axis(name, shape, context)
     return shape
 
@@ -67,18 +69,13 @@ def check_mask(layer, mask, sequences):
     if not hasattr(mask, "shape") or not hasattr(mask, "dtype"):
         mask = ops.convert_to_tensor(mask)
     layout = "(batch, timesteps)"
-    shape = check_rank(
-        layer, mask.shape, layout, "a `mask`", "mask", False, None
-    )
-    dtype = check_tensor_dtype(
-        layer,
-        "mask",
-        mask,
-        "bool or integer",
+    shape = check_rank(layer, mask.shape, layout, "a `mask`", "mask")
+    dtypes = (
         "a boolean or integer `mask` (True or nonzero at real steps), such "
         "as `keras.layers.Masking` or `Embedding(mask_zero=True)` make; a "
-        "float mask is ambiguous, so cast it with `ops.cast(mask, 'bool')`",
+        "float mask is ambiguous, so cast it with `ops.cast(mask, 'bool')`"
     )
+    dtype = check_tensor_dtype(layer, "mask", mask, "bool or integer", dtypes)
     expected = tuple(sequences.shape)[:2]
     for axis, (got, want) in enumerate(zip(shape, expected)):
         if got is not None and want is not None and got != want:
@@ -111,16 +108,20 @@ def check_stateful_batch(layer, sequences):
         return sequences
     if keras.backend.backend() != "tensorflow":
         return sequences
-    from keras_recurrent.layers._tf_checks import assert_batch_size
+    import tensorflow as tf
 
-    return assert_batch_size(sequences, expected, message)
+    if in_xla_context():
+        # Set statically: another batch size fails to compile.
+        return tf.ensure_shape(sequences, (expected, *sequences.shape[1:]))
+    size = tf.shape(sequences)[0]
+    data = [message + "Received: a batch of", size, "sequences"]
+    return after_assertions([sequences], [(tf.equal(size, expected), data)])[0]
 
 
 def check_step_shape(cell, shape, *, known_features=False):
     """`shape` as a tuple, one step's `(batch, features)`."""
-    what = "one step's `inputs`"
-    layout = "(batch, features)"
-    return check_rank(cell, shape, layout, what, "inputs", known_features, None)
+    layout, what = "(batch, features)", "one step's `inputs`"
+    return check_rank(cell, shape, layout, what, "inputs", known_features)
 
 
 def check_step_inputs(cell, inputs, features):

@@ -8,8 +8,9 @@ import numpy as np
 from keras import ops
 
 from keras_recurrent._rules import any_bad_example
+from keras_recurrent._rules import raise_message
+from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import concrete_numpy
-from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import narrowed_by_conversion
 
 
@@ -23,39 +24,25 @@ def raise_problem(layer, find_problem, *tensors, **options):
     `tensors` are concrete; returns whether they were (checked)."""
     arrays = concrete_numpy(*tensors)
     if arrays is not None:
-        _raise(layer, find_problem(*arrays, **options))
+        raise_message(find_problem(*arrays, **options), prefix(layer))
     return arrays is not None
 
 
-def check_host_arrays(layer, inputs, unpack, readable, find_problem, **kw):
+def check_host_arrays(layer, inputs, names, check_shapes, find_problem, **kw):
     """Raises `find_problem`'s message on NumPy index arrays (all inputs but
-    the first) that Keras would narrow before `call`; inputs that `unpack`
-    or `readable` refuse are left to `call`."""
+    the first) that Keras would narrow before `call`; inputs that
+    `unpack_inputs` or `check_shapes` refuse are left to `call`."""
     try:
-        tensors = unpack(layer, inputs)
+        tensors = unpack_inputs(layer, inputs, names)
     except ValueError:
         return
     if narrowed_by_conversion(*tensors[1:]):
         arrays = [np.asarray(tensor) for tensor in tensors[1:]]
-        if readable(tensors[0], *arrays):
-            _raise(layer, find_problem(*arrays, **kw))
-
-
-def _raise(layer, problem):
-    if problem is not None:
-        raise ValueError(prefix(layer) + problem)
-
-
-def assert_batch_size(tensor, expected, message):
-    """`tensor`, checked at run time to have `expected` rows; under XLA the
-    batch size is set statically instead (another size fails to compile)."""
-    import tensorflow as tf
-
-    if in_xla_context():
-        return tf.ensure_shape(tensor, (expected, *tensor.shape[1:]))
-    received = tf.shape(tensor)[0]
-    data = [message + "Received: a batch of", received, "sequences"]
-    return after_assertions([tensor], [(tf.equal(received, expected), data)])[0]
+        try:
+            check_shapes(np.shape(tensors[0]), *[a.shape for a in arrays])
+        except ValueError:
+            return
+        raise_message(find_problem(*arrays, **kw), prefix(layer))
 
 
 def after_assertions(tensors, assertions, any_bad=None):

@@ -7,7 +7,6 @@ from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_tensor_dtype
 from keras_recurrent._rules import any_bad_example
 from keras_recurrent._rules import check_named_shapes
-from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._tf_checks import assert_rules
 from keras_recurrent.layers._tf_checks import check_host_arrays
 from keras_recurrent.layers._tf_checks import raise_problem
@@ -18,11 +17,6 @@ from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
 from keras_recurrent.trees.validation import tree_flags
-
-
-def unpack_tree_inputs(layer, inputs):
-    """`[node_inputs, children, node_mask]` from a list or a dict."""
-    return unpack_inputs(layer, inputs, TREE_TENSOR_NAMES)
 
 
 def check_tree_input_shapes(layer, shapes, arity=None):
@@ -40,20 +34,14 @@ def check_tree_dtypes(layer, node_inputs, children, node_mask):
     """Float `node_inputs`, integer `children` (a float `1.7` is not
     truncated into node 1) and a bool or integer `node_mask`."""
     check_float_dtype(layer, node_inputs, "node_inputs")
-    check_tensor_dtype(
-        layer,
-        "children",
-        children,
-        "integer",
+    expected = (
         "integer `children` (node indices, -1 for an empty slot); floats "
-        "are not truncated into indices",
+        "are not truncated into indices"
     )
+    check_tensor_dtype(layer, "children", children, "integer", expected)
+    expected = "a bool or integer `node_mask` (nonzero for real nodes)"
     check_tensor_dtype(
-        layer,
-        "node_mask",
-        node_mask,
-        "bool or integer",
-        "a bool or integer `node_mask` (nonzero for real nodes)",
+        layer, "node_mask", node_mask, "bool or integer", expected
     )
 
 
@@ -62,10 +50,8 @@ def check_host_children(layer, inputs):
     check_host_arrays(
         layer,
         inputs,
-        unpack_tree_inputs,
-        lambda _, children, mask: (
-            children.ndim == 3 and mask.shape == children.shape[:2]
-        ),
+        TREE_TENSOR_NAMES,
+        lambda _, *shapes: check_tree_shapes(None, *shapes),
         find_tree_problem,
     )
 
@@ -97,11 +83,8 @@ def check_children(
     # Padding rows (`node_of_row` past the real nodes) get one parent, 0.
     # One gather for both.
     parents = ops.stack([first_parent, last_parent], axis=1)
-    parents = ops.take(
-        ops.concatenate([parents, ops.zeros((1, 2), "int32")]),
-        node_of_row,
-        axis=0,
-    )
+    parents = ops.concatenate([parents, ops.zeros((1, 2), "int32")])
+    parents = ops.take(parents, node_of_row, axis=0)
     first, last = parents[:, 0], parents[:, 1]
     flags = tree_flags(ops, children, ops.cast(node_mask, "bool"), first, last)
     return assert_rules(

@@ -12,6 +12,7 @@ from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import on_meta_device
 from keras_recurrent.layers._initializers import gate_bias
@@ -23,7 +24,6 @@ from keras_recurrent.layers._tree_checks import check_host_children
 from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import children_as_int32
-from keras_recurrent.layers._tree_checks import unpack_tree_inputs
 from keras_recurrent.layers._tree_levels import flat_child_rows
 from keras_recurrent.layers._tree_levels import level_order
 from keras_recurrent.layers._tree_levels import real_node_index
@@ -128,7 +128,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
 
     def build(self, input_shape):
         input_shape, levels_shape = split_schedule(input_shape)
-        shapes = unpack_tree_inputs(self, input_shape)
+        shapes = unpack_inputs(self, input_shape, TREE_TENSOR_NAMES)
         check_tree_input_shapes(self, shapes, arity=self._arity)
         if levels_shape is not None:
             check_schedule_shape(self, levels_shape, shapes[1])
@@ -260,7 +260,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         # (with PyTorch, `fit` may pass integer inputs on the CPU).
         node_inputs, children, node_mask = (
             ops.convert_to_tensor(tensor)
-            for tensor in unpack_tree_inputs(self, inputs)
+            for tensor in unpack_inputs(self, inputs, TREE_TENSOR_NAMES)
         )
         check_tree_dtypes(self, node_inputs, children, node_mask)
         check_tree_input_shapes(
@@ -793,7 +793,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
 
     def compute_output_shape(self, input_shape):
         input_shape, _ = split_schedule(input_shape)
-        shapes = unpack_tree_inputs(self, input_shape)
+        shapes = unpack_inputs(self, input_shape, TREE_TENSOR_NAMES)
         batch_size, num_nodes = shapes[1][0], shapes[1][1]
         if self.return_nodes:
             shape = (batch_size, num_nodes, self.units)

@@ -12,16 +12,16 @@ from keras_recurrent._rules import check_dtypes
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent._rules import first_problem
+from keras_recurrent._rules import raise_message
 from keras_recurrent._rules import show
 
-# Names and order of the three tree tensors, as the tree layers take them.
-TREE_TENSOR_NAMES = ("node_inputs", "children", "node_mask")
-
+# The three tree tensors, in the order the tree layers take them.
 TREE_LAYOUTS = {
     "node_inputs": "(batch, num_nodes, features)",
     "children": "(batch, num_nodes, num_children)",
     "node_mask": "(batch, num_nodes)",
 }
+TREE_TENSOR_NAMES = tuple(TREE_LAYOUTS)
 
 
 def validate_tree_tensors(children, node_mask, *, arity=None):
@@ -56,19 +56,11 @@ def validate_tree_tensors(children, node_mask, *, arity=None):
     >>> trees = kr.trees.encode_trees(["(MAX 2 (MIN 3 4))"])
     >>> kr.trees.validate_tree_tensors(trees["children"], trees["node_mask"])
     """
-    arrays = {
-        "children": np.asarray(children),
-        "node_mask": np.asarray(node_mask),
-    }
-    check_tree_shapes(
-        None, arrays["children"].shape, arrays["node_mask"].shape, arity=arity
-    )
-    check_dtypes(
-        arrays, {"children": "integer", "node_mask": "boolean or integer"}
-    )
-    problem = find_tree_problem(**arrays)
-    if problem is not None:
-        raise ValueError(problem)
+    children, node_mask = np.asarray(children), np.asarray(node_mask)
+    check_tree_shapes(None, children.shape, node_mask.shape, arity=arity)
+    kinds = {"children": "integer", "node_mask": "boolean or integer"}
+    check_dtypes({"children": children, "node_mask": node_mask}, kinds)
+    raise_message(find_tree_problem(children, node_mask))
 
 
 def find_tree_problem(children, node_mask):
