@@ -28,7 +28,9 @@ Three comparisons:
    would write it.
 3. Node throughput from 10^3 to 10^6 total nodes (graphs of the same size
    and density, forward pass only: a 10^6-node train step needs more memory
-   than a workstation has), to show the cost grows linearly.
+   than a workstation has), to show the cost grows linearly: ours on
+   TensorFlow, JAX and PyTorch, each timed in turn with a PyG process of
+   its own.
 
 On TensorFlow, ours is timed with `aggregation="auto"` (what a user gets:
 the dense path on these small graphs when the count tensor is small
@@ -102,12 +104,12 @@ from _worker import time_in_turn  # noqa: E402
 
 import keras_recurrent as kr  # noqa: E402
 
-# The Keras backends of the scaling table, each against the same PyG runs.
+# The Keras backends of the scaling table, each against a PyG run of its own.
 SCALING_BACKENDS = ("tensorflow", "jax", "torch")
 # PyTorch processes, ours and PyG's, wait as PyTorch does by default
 # (`OMP_WAIT_POLICY` unset, not the passive waiting set above for the
-# others): passive waiting made either train step 1.2-1.8x slower on a
-# quiet machine.
+# others): passive waiting made either train step 1.2x (PyG) to 1.8x (ours
+# on PyTorch) slower, timed alone on a quiet machine.
 PYTORCH_DEFAULT = {"OMP_WAIT_POLICY": None}
 
 
@@ -369,7 +371,12 @@ def compare(args, num_edge_types, reverse):
 
 
 def scaling(args):
-    """Prints forward time and node throughput per size and backend."""
+    """Prints forward time and node throughput per size and backend.
+
+    Each backend is timed in turn with a PyG process of its own, so that
+    only two processes hold a batch at a time (four 10^6-node workers
+    outgrew a 23 GB machine) and each row's PyG figure is paired with it.
+    """
     print("\n### Forward throughput against size (one edge type)\n")
     print(
         "| nodes | edges | backend | ours ms | ours nodes/s | PyG ms "
@@ -386,27 +393,30 @@ def scaling(args):
         # The big sizes take seconds a pass: fewer repeats there.
         small = total <= 10**4
         warmup = args.warmup if small else 1
-        contenders = {
-            backend: Contender(
-                "_ggnn_steps:keras_step", common, keras_env(backend), warmup
-            )
-            for backend in SCALING_BACKENDS
-        }
-        contenders["pyg"] = Contender(
-            "_ggnn_steps:pyg_step",
-            {**common, "threads": args.torch_threads},
-            PYTORCH_DEFAULT,
-            warmup,
-        )
-        times = time_in_turn(
-            contenders, args.repeats if small else max(3, args.repeats // 5)
-        )
+        repeats = args.repeats if small else max(3, args.repeats // 5)
         nodes, edges = num_graphs * args.nodes, num_graphs * args.edges
-        if "pyg" not in times:
-            break  # Its build failed (printed): nothing to compare with.
-        pyg, pyg_cpu = (statistics.median(t) for t in times.pop("pyg"))
-        for backend, (wall, cpu) in times.items():
-            ours, ours_cpu = statistics.median(wall), statistics.median(cpu)
+        for backend in SCALING_BACKENDS:
+            times = time_in_turn(
+                {
+                    "ours": Contender(
+                        "_ggnn_steps:keras_step",
+                        common,
+                        keras_env(backend),
+                        warmup,
+                    ),
+                    "pyg": Contender(
+                        "_ggnn_steps:pyg_step",
+                        {**common, "threads": args.torch_threads},
+                        PYTORCH_DEFAULT,
+                        warmup,
+                    ),
+                },
+                repeats,
+            )
+            if len(times) < 2:
+                continue  # A build failed (printed): nothing to compare.
+            ours, pyg = (statistics.median(times[k][0]) for k in times)
+            ours_cpu, pyg_cpu = (statistics.median(times[k][1]) for k in times)
             print(
                 f"| {nodes:,} | {edges:,} | {backend} | {1e3 * ours:.1f} | "
                 f"{nodes / ours:,.0f} | {1e3 * pyg:.1f} | "
