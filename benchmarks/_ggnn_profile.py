@@ -216,8 +216,10 @@ def _torch_ops(step, count, optimizer_ranges=("Optimizer.step",)):
     with torch.profiler.profile(
         activities=[torch.profiler.ProfilerActivity.CPU]
     ) as profiler:
+        start = time.perf_counter()
         for _ in range(count):
             step()
+        wall = time.perf_counter() - start
     totals = {}
     for event in profiler.events():
         name = event.name
@@ -229,15 +231,17 @@ def _torch_ops(step, count, optimizer_ranges=("Optimizer.step",)):
             parent = parent.cpu_parent
         seconds = event.self_cpu_time_total / 1e6
         totals[name] = totals.get(name, 0.0) + seconds
-    return totals
+    return totals, wall
 
 
 def _jax_ops(step, count, folder):
     import jax
 
     with jax.profiler.trace(folder, create_perfetto_trace=True):
+        start = time.perf_counter()
         for _ in range(count):
             step()
+        wall = time.perf_counter() - start
     totals = {}
     for root, _, files in os.walk(folder):
         for file in files:
@@ -253,10 +257,10 @@ def _jax_ops(step, count, folder):
                     continue
                 name = event["name"]
                 totals[name] = totals.get(name, 0.0) + event["dur"] / 1e6
-    return totals
+    return totals, wall
 
 
-_TF_OP = re.compile(r"[^\s:]+:[A-Za-z]\w*")
+_TF_OP = re.compile(r"[^\s:]+:\w+")
 
 
 def _xplane():
@@ -275,8 +279,10 @@ def _tensorflow_ops(step, count, folder):
 
     tf.profiler.experimental.start(folder)
     try:
+        start = time.perf_counter()
         for _ in range(count):
             step()
+        wall = time.perf_counter() - start
     finally:
         tf.profiler.experimental.stop()
     xplane_pb2 = _xplane()
@@ -310,7 +316,7 @@ def _tensorflow_ops(step, count, folder):
                         seconds = event.duration_ps / 1e12
                         key = f"xla: {name}" if xla else name
                         totals[key] = totals.get(key, 0.0) + seconds
-    return totals
+    return totals, wall
 
 
 def _wrap_optimizer(model):
@@ -362,22 +368,20 @@ def run(spec):
         for each in steps:
             each()
     walls = _time_in_turn(steps, spec["repeats"])
-    start = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         if framework == "torch":
             ranges = ("Optimizer.step", "keras optimizer.apply")
-            ops = _torch_ops(step, count, ranges)
+            ops, profiled = _torch_ops(step, count, ranges)
         elif framework == "jax":
-            ops = _jax_ops(step, count, folder)
+            ops, profiled = _jax_ops(step, count, folder)
         else:
-            ops = _tensorflow_ops(step, count, folder)
-    profiled = (time.perf_counter() - start) / count
+            ops, profiled = _tensorflow_ops(step, count, folder)
     return {
         "framework": framework,
         "ops": {name: seconds / count for name, seconds in ops.items()},
         "wall": walls[0],
         "unchecked": walls[1] if len(walls) > 1 else None,
-        "profiled_wall": profiled,
+        "profiled_wall": profiled / count,
     }
 
 
@@ -398,8 +402,11 @@ def contenders(threads):
             {"kind": "keras", "jit_compile": "auto"},
             {"KERAS_BACKEND": "torch"},
         ),
-        # PyG as a PyTorch user runs it: PyTorch's default OpenMP waiting.
-        "PyG": ({"kind": "pyg", "threads": threads}, {"OMP_WAIT_POLICY": None}),
+        # Unlike `ggnn.py`'s timing tables, PyG's OpenMP workers wait
+        # passively here too (`ggnn.py` sets `OMP_WAIT_POLICY`): under the
+        # profiler's own thread, spinning workers made a profiled PyG step
+        # 8x slower than a plain one, on 2 cores.
+        "PyG": ({"kind": "pyg", "threads": threads}, {}),
     }
 
 
@@ -548,6 +555,13 @@ CASES = (
 def profile_split(args, verbose=False):
     """Profiles each contender of each case of `ggnn.py` and prints the
     tables; returns `{case: {contender: result}}`."""
+    warmup, repeats = max(2, args.warmup), max(7, args.profile_repeats)
+    print(
+        f"\nProfiles: {args.profile_steps} train steps under each "
+        f"framework's profiler after {warmup} warm-up steps; walls: medians "
+        f"of {repeats} steps without the profiler, in turn with the same "
+        "step without the graph checks (the checks row: the difference)"
+    )
     tables = {}
     for title, types, reverse in CASES:
         sizes = {
@@ -565,8 +579,8 @@ def profile_split(args, verbose=False):
             spec = {
                 **spec,
                 "sizes": sizes,
-                "warmup": max(2, args.warmup),
-                "repeats": max(7, args.profile_repeats),
+                "warmup": warmup,
+                "repeats": repeats,
                 "profile_steps": args.profile_steps,
             }
             results[name] = run_in_subprocess(spec, env)

@@ -35,14 +35,21 @@ the dense path on these small graphs when the count tensor is small
 enough, see `GatedGraph`), and with each path forced, `"dense"`
 (per-graph adjacency-count matmuls) and `"sparse"` (gather + segment sum).
 
-With `--profile`, also the forward + backward time of each part of the
-propagation (transform matmul, gather, segment sum, GRU cell) on both sides,
-for our `aggregation="sparse"` path, in this one process.
+With `--profile`, also where each contender's train step of 1. and 2.
+spends its time, by its framework's own profiler over `--profile-steps`
+steps after the warm-up, each in a process of its own (`_ggnn_profile.py`):
+ms per step and share of the summed op time of matmuls, gathers and
+scatters, GRU elementwise, concatenation and copies, the optimizer and the
+rest, beside the step's wall time; the graph checks by difference, the same
+step timed in turn against one whose `GatedGraph` takes prepared inputs.
+`--profile-only` prints only that (a few minutes); `--profile-verbose`
+lists the ops left in "other".
 
 Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
 torch-geometric).
 
-    python benchmarks/ggnn.py --profile            # everything, ~25 minutes
+    python benchmarks/ggnn.py --profile            # everything, ~30 minutes
+    python benchmarks/ggnn.py --profile-only       # the profile split alone
     python benchmarks/ggnn.py --repeats 5 --max-nodes 100000
     python benchmarks/ggnn.py --backend all --repeats 5   # our rows only
 
@@ -497,15 +504,15 @@ def main():
         f"torch_geometric {torch_geometric.__version__}; "
         f"{os.cpu_count()} CPUs; XLA {'on' if args.jit_compile else 'off'}"
     )
+    if args.profile_only:
+        profile(args)
+        return
     print(
         f"{args.graphs} graphs x {args.nodes} nodes x {args.edges} edges, "
         f"{args.features} input features, {args.units} units, "
         f"{args.steps} steps; Adam train step on MSE; "
         f"median of {args.repeats} round-robin repeats"
     )
-    if args.profile_only:
-        profile(args)
-        return
     times = compare(args, num_edge_types=1, reverse=False)
     print_comparison(
         "One edge type, no reverse edges (PyG GatedGraphConv's math)", times
