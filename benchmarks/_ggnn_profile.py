@@ -5,7 +5,8 @@ step of its comparisons (`model.train_on_batch` of `GatedGraph`, PyG's Adam
 step) under the profiler of the framework that runs it, each contender in a
 process of its own (`KERAS_BACKEND` set before Keras is imported, as
 `_worker.Contender` does): TensorFlow (`jit_compile="auto"`, off on CPUs,
-and `jit_compile=True`), JAX, PyTorch, and PyG.
+and `jit_compile=True`), JAX, PyTorch, and PyG (its OpenMP workers waiting
+passively, unlike in the timing tables: see `contenders`).
 
 - PyTorch (Keras' torch backend, PyG): `torch.profiler`, the self CPU
   time of each `aten::` op.
@@ -90,7 +91,9 @@ CATEGORIES = {
         (
             "GRU elementwise",
             r"Sigmoid|Tanh|SigmoidGrad|TanhGrad|Mul|Add|AddV2|AddN|Sub|Neg|"
-            r"RealDiv|Square|Sum|BiasAdd|BiasAddGrad",
+            r"RealDiv|Square|Sum|BiasAdd|BiasAddGrad|"
+            # `AccumulateNV2` (a gradient's sum, as `AddN`), as it runs.
+            r"TemporaryVariable|DestroyTemporaryVariable|Assign|AssignAdd",
         ),
         (
             "concat, copies, reshapes",

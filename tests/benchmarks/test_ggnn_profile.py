@@ -36,6 +36,8 @@ _profile = _load("_ggnn_profile")
         ("tensorflow", "BatchMatMulV2", "matmuls"),
         ("tensorflow", "UnsortedSegmentSum", "gathers and scatters"),
         ("tensorflow", "TanhGrad", "GRU elementwise"),
+        ("tensorflow", "AssignAdd", "GRU elementwise"),
+        ("tensorflow", "AssignSubVariableOp", "optimizer"),
         ("tensorflow", "ConcatV2", "concat, copies, reshapes"),
         ("tensorflow", "Assert", "other"),
         ("xla", "ynn_fusion", "matmuls"),
