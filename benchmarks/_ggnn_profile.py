@@ -19,11 +19,17 @@ passively, unlike in the timing tables: see `contenders`).
 
 Each op name falls in a category by the first matching pattern of its
 framework's table below (`CATEGORIES`); `--profile-verbose` prints the ops
-left in "other", so that the table can be checked. TensorFlow and XLA run
-independent ops at the same time on the cores: the summed op time may be
-more than the step's wall time (or less, when the host waits), so the
-tables give each category's share of the summed op time and, apart, the
-step's wall time without the profiler.
+left in "other", so that the table can be checked. "matmuls" holds the
+dense aggregation's batched matmuls too, where `aggregation="auto"` takes
+that path, and whatever XLA fused into a matmul (`ynn_fusion`). The
+optimizer is told apart by its name scope (TensorFlow) or its profiler
+range (PyTorch, PyG); XLA fuses its update with other elementwise work,
+which leaves its row empty there.
+
+TensorFlow and XLA run independent ops at the same time on the cores: the
+summed op time may be more than the step's wall time (or less, when the
+host waits), so the tables give each category's share of the summed op
+time and, apart, the step's wall time without the profiler.
 
 The layer's graph checks cannot be told apart by op name: they are timed by
 difference, the same train step against one whose `GatedGraph` is called on
