@@ -37,14 +37,21 @@ the dense path on these small graphs when the count tensor is small
 enough, see `GatedGraph`), and with each path forced, `"dense"`
 (per-graph adjacency-count matmuls) and `"sparse"` (gather + segment sum).
 
-With `--profile`, also the forward + backward time of each part of the
-propagation (transform matmul, gather, segment sum, GRU cell) on both sides,
-for our `aggregation="sparse"` path, in this one process.
+With `--profile`, also where each contender's train step of 1. and 2.
+spends its time, by its framework's own profiler over `--profile-steps`
+steps after the warm-up, each in a process of its own (`_ggnn_profile.py`):
+ms per step and share of the summed op time of matmuls, gathers and
+scatters, GRU elementwise, concatenation and copies, the optimizer and the
+rest, beside the step's wall time; the graph checks by difference, the same
+step timed in turn against one whose `GatedGraph` takes prepared inputs.
+`--profile-only` prints only that (a few minutes); `--profile-verbose`
+lists the ops left in "other".
 
 Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
 torch-geometric).
 
-    python benchmarks/ggnn.py --profile            # everything, ~25 minutes
+    python benchmarks/ggnn.py --profile            # everything, ~30 minutes
+    python benchmarks/ggnn.py --profile-only       # the profile split alone
     python benchmarks/ggnn.py --repeats 5 --max-nodes 100000
     python benchmarks/ggnn.py --backend all --repeats 5   # our rows only
 
@@ -75,6 +82,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import _backend  # noqa: E402
+import _ggnn_profile  # noqa: E402
 
 if __name__ == "__main__":
     # Before Keras is imported: with --backend, this process only launches
@@ -85,19 +93,12 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import torch  # noqa: E402
-from keras import ops  # noqa: E402
 
 try:
     import torch_geometric
-    from torch_geometric.nn import GatedGraphConv
-    from torch_geometric.utils import scatter
 except ImportError:  # Only the `--backend` runs, which time no PyG, work.
     torch_geometric = None
 
-from _ggnn_steps import adam_step  # noqa: E402
-from _ggnn_steps import batch_step  # noqa: E402
-from _ggnn_steps import graph_arrays  # noqa: E402
-from _ggnn_steps import keras_model  # noqa: E402
 from _ggnn_steps import keras_step  # noqa: E402
 from _worker import Contender  # noqa: E402
 from _worker import time_in_turn  # noqa: E402
@@ -119,21 +120,6 @@ def keras_env(backend):
         "KERAS_BACKEND": backend,
         **(PYTORCH_DEFAULT if backend == "torch" else {}),
     }
-
-
-def random_graphs(num_graphs, num_nodes, num_edges, features, types, seed):
-    """`_ggnn_steps.graph_arrays`, with PyG's arrays as torch tensors."""
-    padded, flat = graph_arrays(
-        num_graphs, num_nodes, num_edges, features, types, seed
-    )
-    return padded, {key: torch.from_numpy(value) for key, value in flat.items()}
-
-
-def torch_step(module, flat, target, typed):
-    arguments = (flat["x"], flat["edge_index"])
-    if typed:
-        arguments += (flat["edge_type"],)
-    return adam_step(module, arguments, target.reshape(-1, target.shape[-1]))
 
 
 def time_round_robin(steps, repeats, warmup):
@@ -428,190 +414,11 @@ def scaling(args):
         total *= 10
 
 
-def _tf_part(function, arguments):
-    """Forward + backward of `function(*arguments)` as one `tf.function`."""
-    variables = [tf.Variable(value) for value in arguments]
-
-    @tf.function
-    def step():
-        with tf.GradientTape() as tape:
-            output = function(*variables)
-            loss = tf.reduce_sum(output * output)
-        # A gather's gradient comes as `IndexedSlices`; inside the layer it
-        # is summed into a dense gradient (a segment sum), so do that here.
-        return [
-            tf.convert_to_tensor(gradient)
-            for gradient in tape.gradient(loss, variables)
-        ]
-
-    return step
-
-
-def _torch_part(function, arguments):
-    """Forward + backward of `function(*arguments)` in PyTorch."""
-    tensors = [
-        torch.from_numpy(value).requires_grad_(value.dtype == np.float32)
-        for value in arguments
-    ]
-
-    def step():
-        output = function(*tensors)
-        (output * output).sum().backward()
-
-    return step
-
-
 def profile(args):
-    """Forward + backward time of each part of the one-edge-type layer.
-
-    Each part is run `steps` times per call, as in one call of the layer,
-    on the default benchmark's sizes; ours in `keras.ops` inside a
-    `tf.function`, PyG's in PyTorch. The whole layer (forward + backward,
-    no optimizer) and the full train step are timed alongside, so that what
-    the parts leave out (Keras' and the layer's overhead) shows too.
-    """
-    steps, units = args.steps, args.units
-    num_nodes = args.graphs * args.nodes
-    num_edges = args.graphs * args.edges
-    rng = np.random.default_rng(0)
-    states = rng.normal(size=(num_nodes, units)).astype(np.float32)
-    kernel = rng.normal(size=(units, units)).astype(np.float32) / 11.0
-    messages = rng.normal(size=(num_edges, units)).astype(np.float32)
-    sources = rng.integers(0, num_nodes, num_edges).astype(np.int32)
-    targets = rng.integers(0, num_nodes, num_edges).astype(np.int32)
-    gru = keras.layers.GRUCell(units)
-    gru.build((None, units))
-    torch_gru = torch.nn.GRUCell(units, units)
-
-    def repeat(part):
-        return lambda *inputs: sum(part(*inputs) for _ in range(steps))
-
-    ours = {
-        "transform (matmul)": _tf_part(
-            repeat(lambda h, w: ops.matmul(h, w)), [states, kernel]
-        ),
-        "gather": _tf_part(
-            repeat(lambda h: ops.take(h, sources, axis=0)), [states]
-        ),
-        "segment sum": _tf_part(
-            repeat(
-                lambda m: ops.segment_sum(
-                    m, targets, num_segments=num_nodes + 1
-                )[:num_nodes]
-            ),
-            [messages],
-        ),
-        "GRU cell": _tf_part(
-            repeat(lambda a, h: gru(a, [h])[0]), [states, states]
-        ),
-    }
-    torch_sources = torch.from_numpy(sources.astype(np.int64))
-    torch_targets = torch.from_numpy(targets.astype(np.int64))
-    theirs = {
-        "transform (matmul)": _torch_part(
-            repeat(lambda h, w: h @ w), [states, kernel]
-        ),
-        "gather": _torch_part(
-            repeat(lambda h: h.index_select(0, torch_sources)), [states]
-        ),
-        "segment sum": _torch_part(
-            repeat(
-                lambda m: scatter(
-                    m, torch_targets, dim=0, dim_size=num_nodes, reduce="sum"
-                )
-            ),
-            [messages],
-        ),
-        "GRU cell": _torch_part(
-            repeat(lambda a, h: torch_gru(a, h)), [states, states]
-        ),
-    }
-
-    padded, flat = random_graphs(
-        args.graphs, args.nodes, args.edges, args.features, 1, 0
-    )
-    # The parts are those of the gather + segment sum path.
-    model = keras_model(
-        padded, units, 1, steps, False, args.jit_compile, "sparse"
-    )
-    layer_inputs = [
-        tf.constant(padded[key])
-        for key in ("node_inputs", "edges", "edge_types", "node_mask")
-    ]
-
-    @tf.function
-    def whole_layer():
-        with tf.GradientTape() as tape:
-            output = model(layer_inputs)
-            loss = tf.reduce_sum(output * output)
-        return tape.gradient(loss, model.trainable_variables)
-
-    ours["whole layer (fwd + bwd)"] = whole_layer
-    conv = GatedGraphConv(units, num_layers=steps, aggr="add")
-
-    def whole_conv():
-        output = conv(flat["x"], flat["edge_index"])
-        (output * output).sum().backward()
-
-    theirs["whole layer (fwd + bwd)"] = whole_conv
-    target = np.zeros((args.graphs, args.nodes, units), dtype=np.float32)
-    ours["train step"] = batch_step(model, padded, target)
-    theirs["train step"] = torch_step(conv, flat, target, typed=False)
-
-    steps_to_time = {}
-    for name in ours:
-        steps_to_time[f"ours: {name}"] = ours[name]
-        steps_to_time[f"pyg: {name}"] = theirs[name]
-    times = time_round_robin(steps_to_time, args.repeats, args.warmup)
-    print(
-        f"\n### Where the time goes (one edge type; each part x {steps}, "
-        "forward + backward)\n"
-    )
-    print(
-        "| part | ours wall ms | PyG wall ms | wall ratio | ours CPU ms "
-        "| PyG CPU ms | CPU ratio |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    parts = ("transform (matmul)", "gather", "segment sum", "GRU cell")
-    for name in ours:
-        wall = [
-            statistics.median(times[f"{side}: {name}"][0])
-            for side in ("ours", "pyg")
-        ]
-        cpu = [
-            statistics.median(times[f"{side}: {name}"][1])
-            for side in ("ours", "pyg")
-        ]
-        print(
-            f"| {name} | {1e3 * wall[0]:.1f} | {1e3 * wall[1]:.1f} | "
-            f"{wall[0] / wall[1]:.2f}x | {1e3 * cpu[0]:.1f} | "
-            f"{1e3 * cpu[1]:.1f} | {cpu[0] / cpu[1]:.2f}x |"
-        )
-        if name == "whole layer (fwd + bwd)":
-            # What the four parts leave out: the layer's own reshapes,
-            # masks and checks (PyG: its message-passing plumbing).
-            rest_wall, rest_cpu = [], []
-            for side in ("ours", "pyg"):
-                whole = times[f"{side}: {name}"]
-                rest_wall.append(
-                    statistics.median(whole[0])
-                    - sum(
-                        statistics.median(times[f"{side}: {part}"][0])
-                        for part in parts
-                    )
-                )
-                rest_cpu.append(
-                    statistics.median(whole[1])
-                    - sum(
-                        statistics.median(times[f"{side}: {part}"][1])
-                        for part in parts
-                    )
-                )
-            print(
-                f"| rest of the layer (whole - parts) | "
-                f"{1e3 * rest_wall[0]:.1f} | {1e3 * rest_wall[1]:.1f} | | "
-                f"{1e3 * rest_cpu[0]:.1f} | {1e3 * rest_cpu[1]:.1f} | |"
-            )
+    """Each contender's train step under its framework's profiler, split
+    into matmuls, gathers and scatters, GRU elementwise, ... and checks
+    (`_ggnn_profile`)."""
+    _ggnn_profile.profile_split(args, verbose=args.profile_verbose)
 
 
 def print_comparison(title, times):
@@ -663,7 +470,31 @@ def main():
     parser.add_argument(
         "--profile",
         action="store_true",
-        help="also time each part of the layer on both sides",
+        help="also split each contender's train step by its framework's "
+        "profiler (matmuls, gathers and scatters, GRU elementwise, ...)",
+    )
+    parser.add_argument(
+        "--profile-only",
+        action="store_true",
+        help="only the profile split: no timing tables, no scaling",
+    )
+    parser.add_argument(
+        "--profile-steps",
+        type=int,
+        default=5,
+        help="train steps run under the profiler, after the warm-up",
+    )
+    parser.add_argument(
+        "--profile-repeats",
+        type=int,
+        default=7,
+        help="steps timed in turn with and without the graph checks "
+        "(at least 7)",
+    )
+    parser.add_argument(
+        "--profile-verbose",
+        action="store_true",
+        help="list the ops of each profile that fall in 'other'",
     )
     parser.add_argument(
         "--jit-compile",
@@ -696,6 +527,9 @@ def main():
         f"torch_geometric {torch_geometric.__version__}; "
         f"{os.cpu_count()} CPUs; XLA {'on' if args.jit_compile else 'off'}"
     )
+    if args.profile_only:
+        profile(args)
+        return
     print(
         f"{args.graphs} graphs x {args.nodes} nodes x {args.edges} edges, "
         f"{args.features} input features, {args.units} units, "
