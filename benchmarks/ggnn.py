@@ -50,7 +50,7 @@ lists the ops left in "other".
 Needs the benchmark extra: `pip install -e .[bench]` (PyTorch CPU build and
 torch-geometric).
 
-    python benchmarks/ggnn.py --profile            # everything, ~30 minutes
+    python benchmarks/ggnn.py --profile            # everything, ~45 minutes
     python benchmarks/ggnn.py --profile-only       # the profile split alone
     python benchmarks/ggnn.py --repeats 5 --max-nodes 100000
     python benchmarks/ggnn.py --backend all --repeats 5   # our rows only
