@@ -142,49 +142,6 @@ def categorize(name, framework):
 # --- In the worker process -------------------------------------------------
 
 
-def _unchecked_model(padded, units, types, steps, reverse, jit_compile):
-    """`_ggnn_steps.keras_model`, but its `GatedGraph` called on prepared
-    inputs (`_checked=True`): the same step without the graph checks."""
-    import keras
-    from keras import ops
-
-    import keras_recurrent as kr
-
-    class PreparedGatedGraph(keras.layers.Layer):
-        def __init__(self, **kwargs):
-            super().__init__()
-            self.graph = kr.layers.GatedGraph(**kwargs)
-
-        def call(self, inputs):
-            node_inputs, edges, edge_types, node_mask = inputs
-            prepared = [
-                node_inputs,
-                ops.cast(edges, "int32"),
-                ops.cast(edge_types, "int32"),
-                ops.cast(node_mask, "bool"),
-            ]
-            return self.graph(prepared, _checked=True)
-
-    num_graphs, num_nodes, features = padded["node_inputs"].shape
-    num_edges = padded["edges"].shape[1]
-    inputs = [
-        keras.Input((num_nodes, features), batch_size=num_graphs),
-        keras.Input((num_edges, 2), batch_size=num_graphs, dtype="int32"),
-        keras.Input((num_edges,), batch_size=num_graphs, dtype="int32"),
-        keras.Input((num_nodes,), batch_size=num_graphs, dtype="int32"),
-    ]
-    outputs = PreparedGatedGraph(
-        units=units,
-        num_edge_types=types,
-        propagation_steps=steps,
-        add_reverse_edges=reverse,
-        use_bias=False,
-    )(inputs)
-    model = keras.Model(inputs, outputs)
-    model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit_compile)
-    return model
-
-
 def _keras_steps(sizes, jit_compile):
     """The train step and the same step without checks, and the model."""
     from _ggnn_steps import batch_step
@@ -208,7 +165,7 @@ def _keras_steps(sizes, jit_compile):
         jit_compile,
     )
     model = keras_model(padded, *shape, "auto")
-    unchecked = _unchecked_model(padded, *shape)
+    unchecked = keras_model(padded, *shape, "auto", checks=False)
     return (
         batch_step(model, padded, target),
         batch_step(unchecked, padded, target),

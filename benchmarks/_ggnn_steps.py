@@ -39,11 +39,41 @@ def target_array(num_graphs, num_nodes, units):
 GRAPH_KEYS = ("node_inputs", "edges", "edge_types", "node_mask")
 
 
-def keras_model(padded, units, types, steps, reverse, jit_compile, aggregation):
-    """`GatedGraph` (no biases, as PyG's comparison) in a compiled model."""
+def keras_model(
+    padded,
+    units,
+    types,
+    steps,
+    reverse,
+    jit_compile,
+    aggregation,
+    checks=True,
+):
+    """`GatedGraph` (no biases, as PyG's comparison) in a compiled model.
+
+    Without `checks`, the layer is called on the graph as already checked
+    (`_checked=True`): the same step without the graph checks, which
+    `_ggnn_profile` times against the one with them.
+    """
     import keras
+    from keras import ops
 
     import keras_recurrent as kr
+
+    class Unchecked(keras.layers.Layer):
+        def __init__(self, graph):
+            super().__init__()
+            self.graph = graph
+
+        def call(self, inputs):
+            node_inputs, edges, edge_types, node_mask = inputs
+            prepared = [
+                node_inputs,
+                ops.cast(edges, "int32"),
+                ops.cast(edge_types, "int32"),
+                ops.cast(node_mask, "bool"),
+            ]
+            return self.graph(prepared, _checked=True)
 
     num_graphs, num_nodes, features = padded["node_inputs"].shape
     num_edges = padded["edges"].shape[1]
@@ -53,14 +83,15 @@ def keras_model(padded, units, types, steps, reverse, jit_compile, aggregation):
         keras.Input((num_edges,), batch_size=num_graphs, dtype="int32"),
         keras.Input((num_nodes,), batch_size=num_graphs, dtype="int32"),
     ]
-    outputs = kr.layers.GatedGraph(
+    layer = kr.layers.GatedGraph(
         units,
         types,
         propagation_steps=steps,
         add_reverse_edges=reverse,
         use_bias=False,
         aggregation=aggregation,
-    )(inputs)
+    )
+    outputs = (layer if checks else Unchecked(layer))(inputs)
     model = keras.Model(inputs, outputs)
     model.compile(keras.optimizers.Adam(1e-3), "mse", jit_compile=jit_compile)
     return model

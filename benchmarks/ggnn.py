@@ -114,6 +114,17 @@ SCALING_BACKENDS = ("tensorflow", "jax", "torch")
 PYTORCH_DEFAULT = {"OMP_WAIT_POLICY": None}
 
 
+def pyg_contender(args, common, warmup):
+    """PyG's step on `common`'s graphs, as a PyTorch user runs it
+    (PyTorch's default OpenMP waiting, `--torch-threads` threads)."""
+    return Contender(
+        "_ggnn_steps:pyg_step",
+        {**common, "threads": args.torch_threads},
+        PYTORCH_DEFAULT,
+        warmup,
+    )
+
+
 def keras_env(backend):
     """The environment of a worker that runs our layer on `backend`."""
     return {
@@ -343,12 +354,7 @@ def contenders(args, num_edge_types, reverse):
         if num_edge_types == 1 and not reverse
         else "PyG TypedGatedGraphConv (scatter)"
     )
-    rows[name] = Contender(
-        "_ggnn_steps:pyg_step",
-        {**common, "threads": args.torch_threads},
-        PYTORCH_DEFAULT,
-        args.warmup,
-    )
+    rows[name] = pyg_contender(args, common, args.warmup)
     return rows
 
 
@@ -390,12 +396,7 @@ def scaling(args):
                         keras_env(backend),
                         warmup,
                     ),
-                    "pyg": Contender(
-                        "_ggnn_steps:pyg_step",
-                        {**common, "threads": args.torch_threads},
-                        PYTORCH_DEFAULT,
-                        warmup,
-                    ),
+                    "pyg": pyg_contender(args, common, warmup),
                 },
                 repeats,
             )

@@ -1,29 +1,20 @@
 """`--backend` of the benchmarks (`benchmarks/_backend.py`)."""
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks import BENCHMARKS
+from tests.benchmarks import load_benchmark
+
 FAMILY_BENCHMARKS = ("lstm_variants", "gated_feedback", "tree_lstm", "ggnn")
 
 
-def _load_backend_module():
-    spec = importlib.util.spec_from_file_location(
-        "benchmarks_backend", BENCHMARKS / "_backend.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_backend = _load_backend_module()
+_backend = load_benchmark("_backend")
 
 
 def test_backends_of():

@@ -1,26 +1,15 @@
 """The profile split of `benchmarks/ggnn.py` (`benchmarks/_ggnn_profile.py`)."""
 
-import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks import BENCHMARKS
+from tests.benchmarks import load_benchmark
 
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(
-        f"benchmarks_{name}", BENCHMARKS / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_profile = _load("_ggnn_profile")
+_profile = load_benchmark("_ggnn_profile")
 
 
 @pytest.mark.parametrize(

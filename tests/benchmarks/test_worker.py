@@ -1,26 +1,14 @@
 """Contenders in processes of their own (`benchmarks/_worker.py`)."""
 
-import importlib.util
 import platform
-from pathlib import Path
 
 import numpy as np
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+from tests.benchmarks import load_benchmark
+from tests.examples import load_example
 
-
-def _load(name, folder=BENCHMARKS):
-    spec = importlib.util.spec_from_file_location(
-        f"benchmarks_{name}", folder / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_worker = _load("_worker")
-_ggnn_steps = _load("_ggnn_steps")
+_worker = load_benchmark("_worker")
+_ggnn_steps = load_benchmark("_ggnn_steps")
 
 TINY = {
     "graphs": 2,
@@ -87,7 +75,7 @@ def test_graph_arrays_agree_between_padded_and_flat():
 
 
 def test_allocator_settings_respect_the_environment(monkeypatch):
-    allocator = _load("_allocator", EXAMPLES)
+    allocator = load_example("_allocator")
     monkeypatch.setenv("MALLOC_TOP_PAD_", "0")
     assert allocator.keep_freed_memory() is False
     monkeypatch.delenv("MALLOC_TOP_PAD_")
