@@ -1,0 +1,121 @@
+"""The gate maths of the package, each update written once.
+
+The LSTM cell-state and output updates and the GRU update, in `keras.ops`.
+The sequence cells, the gated-feedback units, the tree cells and the graph
+update all compute their steps with these functions; they differ only in
+how they form the pre-activations (peepholes, feedback, child sums).
+
+A gate given as `None` is absent and counts as 1 (Greff et al.'s NIG, NFG
+and NOG variants; the tree leaves, which have no forget gate to apply).
+"""
+
+from keras import ops
+
+
+def lstm_cell_state(input_gate, candidate, forget_gate, previous_cell):
+    """The new LSTM cell state, `c_t = f ⊙ c_{t-1} + i ⊙ g`.
+
+    With a child axis (trees), `forget_gate` and `previous_cell` are
+    `(M, K, units)` and the retained memory is summed over the children,
+    `c = i ⊙ g + Σ_k f_k ⊙ c_k` (Tai et al. 2015).
+
+    Args:
+        input_gate: `i`, `(M, units)`, or `None` for no input gate.
+        candidate: `g`, `(M, units)`, the activated cell input.
+        forget_gate: `f`, `(M, units)` or `(M, K, units)`, or `None` for no
+            forget gate.
+        previous_cell: `c_{t-1}`, `(M, units)` or `(M, K, units)`, or
+            `None` for a cell with nothing to retain (a leaf).
+
+    Returns:
+        The new cell state, `(M, units)`.
+    """
+    new_memory = candidate if input_gate is None else input_gate * candidate
+    if previous_cell is None:
+        return new_memory
+    retained = (
+        previous_cell if forget_gate is None else forget_gate * previous_cell
+    )
+    if len(retained.shape) > len(new_memory.shape):
+        retained = ops.sum(retained, axis=-2)
+    return new_memory + retained
+
+
+def lstm_output(output_gate, cell, activation):
+    """The LSTM output, `h_t = o ⊙ act(c_t)`.
+
+    Args:
+        output_gate: `o`, `(M, units)`, or `None` for no output gate.
+        cell: `c_t`, `(M, units)`.
+        activation: The output activation, or `None` for none (Greff et
+            al.'s NOAF).
+
+    Returns:
+        `h_t`, `(M, units)`.
+    """
+    h = cell if activation is None else activation(cell)
+    return h if output_gate is None else output_gate * h
+
+
+def lstm_step(
+    z_input,
+    z_forget,
+    z_candidate,
+    z_output,
+    previous_cell,
+    activation,
+    recurrent_activation,
+):
+    """One plain LSTM update from the four pre-activations.
+
+    `i = σ(z_i)`, `f = σ(z_f)`, `g = act(z_g)`, `o = σ(z_o)`, then
+    `lstm_cell_state` and `lstm_output`; `z_forget` may be `None` with
+    `previous_cell` `None` (a leaf), or be `(M, K, units)` with a child axis.
+
+    Returns:
+        The tuple `(h_t, c_t)`.
+    """
+    forget_gate = None if z_forget is None else recurrent_activation(z_forget)
+    cell = lstm_cell_state(
+        recurrent_activation(z_input),
+        activation(z_candidate),
+        forget_gate,
+        previous_cell,
+    )
+    return lstm_output(recurrent_activation(z_output), cell, activation), cell
+
+
+def gru_step(
+    z_update,
+    z_reset,
+    candidate_input,
+    candidate_recurrent,
+    previous_h,
+    activation,
+    recurrent_activation,
+):
+    """One GRU update (Cho et al. 2014, Keras' `GRUCell` conventions).
+
+    ```
+    z  = σ(z_update)                 r = σ(z_reset)
+    h̃ = act(candidate_input + r ⊙ candidate_recurrent)
+    h  = z ⊙ h_{t-1} + (1 - z) ⊙ h̃
+    ```
+
+    `candidate_recurrent` is `h_{t-1} U_h (+ b)` for Keras' `reset_after=True`
+    (and the gated-feedback term for GF-RNN's GRU). For `reset_after=False`,
+    where the reset gate scales `h_{t-1}` before the product, pass a function
+    of the reset gate `r` that returns `(r ⊙ h_{t-1}) U_h`; it is then added
+    as it is.
+
+    Returns:
+        `h_t`.
+    """
+    update = recurrent_activation(z_update)
+    reset = recurrent_activation(z_reset)
+    if callable(candidate_recurrent):
+        recurrent_term = candidate_recurrent(reset)
+    else:
+        recurrent_term = reset * candidate_recurrent
+    candidate = activation(candidate_input + recurrent_term)
+    return update * previous_h + (1.0 - update) * candidate
