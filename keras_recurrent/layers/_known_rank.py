@@ -18,6 +18,11 @@ class KnownRankInputs:
 
     A layer whose `inputs` is a list of named tensors lists their names in
     `input_tensor_names`, so that the message says `inputs[1] (edges)`.
+
+    It is also the package's one `__call__` override: a layer that must see
+    its index arrays before Keras converts them (int64 NumPy indices that
+    Keras or JAX would narrow to int32, wrapping values at 2**31) defines
+    `check_host_inputs(inputs)`, which runs here, on the arrays as given.
     """
 
     input_tensor_names = ()
@@ -27,7 +32,14 @@ class KnownRankInputs:
         # `__call__` runs at every step, so the others skip the walk.
         if keras.backend.backend() == "tensorflow":
             check_known_ranks(self, args, kwargs)
+        if args or "inputs" in kwargs:
+            self.check_host_inputs(args[0] if args else kwargs["inputs"])
         return super().__call__(*args, **kwargs)
+
+    def check_host_inputs(self, inputs):
+        """Checks `inputs` as the caller passed them, before Keras converts
+        them; does nothing unless a layer defines it."""
+        del inputs
 
 
 def check_known_ranks(layer, args, kwargs):

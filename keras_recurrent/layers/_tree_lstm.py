@@ -250,9 +250,8 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
             dtype,
         )
 
-    def __call__(self, inputs, *args, **kwargs):
+    def check_host_inputs(self, inputs):
         check_host_children(self, split_schedule(inputs)[0])
-        return super().__call__(inputs, *args, **kwargs)
 
     def call(self, inputs, training=False):
         inputs, levels = split_schedule(inputs)

@@ -367,9 +367,8 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
                 classifier_inputs = self.hidden_units
             self.classifier.build((batch_size, classifier_inputs))
 
-    def __call__(self, inputs, *args, **kwargs):
+    def check_host_inputs(self, inputs):
         check_host_graph(self, inputs, self.num_edge_types)
-        return super().__call__(inputs, *args, **kwargs)
 
     def call(self, inputs, training=False):
         node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(
