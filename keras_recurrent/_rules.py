@@ -138,8 +138,19 @@ def check_sizes(structure, shapes, groups):
     """Checks that the sizes of each `(axis, label, names)` group agree
     (`None` sizes match anything)."""
     for axis, label, names in groups:
-        if len({shapes[name][axis] for name in names} - {None}) > 1:
+        if sizes_differ([shapes[name][axis] for name in names]):
             raise ValueError(
                 f"The {structure} tensors disagree on the {label}. Received "
                 "shapes: " + ", ".join(f"{n}.shape={shapes[n]}" for n in names)
             )
+
+
+def sizes_differ(sizes):
+    """Whether two known sizes of `sizes` differ (`None` is unknown).
+
+    Compared with `!=`, not as set members: while PyTorch traces, a size is
+    a 0-d tensor (TorchScript) or a `SymInt` (`torch.export`), which hash
+    by identity or not at all, so that equal sizes would look different.
+    """
+    known = [size for size in sizes if size is not None]
+    return any(bool(size != known[0]) for size in known[1:])
