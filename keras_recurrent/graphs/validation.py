@@ -7,10 +7,11 @@
 import numpy as np
 
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._checks import check_tensor_dtype
 from keras_recurrent._rules import FINITE_INPUTS_RULE
 from keras_recurrent._rules import NUMPY
 from keras_recurrent._rules import Rule
-from keras_recurrent._rules import check_dtypes
+from keras_recurrent._rules import check_at_least_one
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent._rules import first_problem
@@ -25,6 +26,9 @@ GRAPH_LAYOUTS = {
     "node_mask": "(batch, num_nodes)",
 }
 GRAPH_TENSOR_NAMES = tuple(GRAPH_LAYOUTS)
+
+# The rule of the last axis of `edges`.
+EDGE_ROWS = "`edges` must be `(batch, num_edges, 2)`: (source, target) rows."
 
 # The sizes that must agree: `(axis, label, names)`.
 GRAPH_SIZE_GROUPS = (
@@ -74,7 +78,8 @@ def validate_graph_tensors(
     arrays = dict(zip(GRAPH_TENSOR_NAMES, map(np.asarray, tensors)))
     check_graph_shapes(*[array.shape for array in arrays.values()])
     kinds = ["floating-point", "integer", "integer", "boolean or integer"]
-    check_dtypes(arrays, dict(zip(GRAPH_TENSOR_NAMES, kinds, strict=True)))
+    for (name, array), kind in zip(arrays.items(), kinds, strict=True):
+        check_tensor_dtype(name, array, kind)
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
     raise_message(find_graph_problem(**arrays, num_edge_types=num_edge_types))
@@ -233,14 +238,9 @@ def check_graph_shapes(
     check_ranks(shapes, GRAPH_LAYOUTS)
     if edges_shape[-1] is not None and edges_shape[-1] != 2:
         raise ValueError(
-            "`edges` must be `(batch, num_edges, 2)`: (source, target) rows. "
-            f"Received: edges.shape={tuple(edges_shape)}"
+            f"{EDGE_ROWS} Received: edges.shape={tuple(edges_shape)}"
         )
     check_sizes("graph", shapes, GRAPH_SIZE_GROUPS)
-    if node_inputs_shape[1] == 0 or node_mask_shape[1] == 0:
-        raise ValueError(
-            "The graph tensors must have at least one node slot (pad a batch "
-            "of empty graphs to one padding node). Received shapes: "
-            f"node_inputs.shape={tuple(node_inputs_shape)}, "
-            f"node_mask.shape={tuple(node_mask_shape)}"
-        )
+    # Their numbers of nodes agree: the one known, if any, is checked.
+    for name in ("node_inputs", "node_mask"):
+        check_at_least_one("node", name, shapes[name])
