@@ -6,8 +6,10 @@
 
 import numpy as np
 
+from keras_recurrent._checks import DTYPE_KINDS
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent._checks import dtype_name
 from keras_recurrent._rules import FINITE_INPUTS_RULE
 from keras_recurrent._rules import NUMPY
 from keras_recurrent._rules import Rule
@@ -113,7 +115,7 @@ def find_node_mask_problem(node_mask):
 
 def non_binary(xp, node_mask):
     """`(batch, N)` bool: the `node_mask` entries other than 0 and 1."""
-    if _is(node_mask, "bool"):
+    if dtype_name(node_mask.dtype) == "bool":
         return xp.zeros_like(node_mask, dtype="bool")
     return xp.logical_and(
         xp.not_equal(node_mask, 0), xp.not_equal(node_mask, 1)
@@ -161,14 +163,9 @@ def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
     return non_binary(xp, node_mask), edge_flags, real
 
 
-def _is(values, kind):
-    # `str` of a NumPy, TensorFlow, JAX or PyTorch dtype names its kind.
-    return kind in str(values.dtype)
-
-
 def _fractional(xp, values):
     """Entries that are not whole numbers (NaN included)."""
-    if not _is(values, "float"):
+    if not DTYPE_KINDS["floating-point"](dtype_name(values.dtype)):
         return xp.zeros_like(values, dtype="bool")
     return xp.logical_not(xp.equal(values, xp.floor(values)))
 

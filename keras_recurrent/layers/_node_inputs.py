@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import named_errors
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
@@ -35,7 +36,6 @@ def check_node_input_shapes(layer, shapes):
             (None if shape is None else tuple(shape) for shape in shapes),
         )
     )
-    states_shape, inputs_shape = shapes["node_states"], shapes["node_inputs"]
     groups = [
         (axis, label, tuple(NODE_INPUT_LAYOUTS))
         for axis, label in ((0, "batch size"), (1, "number of nodes"))
@@ -43,15 +43,10 @@ def check_node_input_shapes(layer, shapes):
     with named_errors(layer):
         check_ranks(shapes, NODE_INPUT_LAYOUTS)
         check_sizes("node", shapes, groups)
-    features = states_shape[-1], inputs_shape[-1]
-    if None in features:
-        raise ValueError(
-            f"{type(layer).__name__} needs the last dimensions of "
-            "`node_states` and `node_inputs` defined. Received shapes: "
-            f"node_states.shape={states_shape}, "
-            f"node_inputs.shape={inputs_shape}"
+        return sum(
+            check_known_last_axis(name, shapes[name])[-1]
+            for name in ("node_states", "node_inputs")
         )
-    return features[0] + features[1]
 
 
 def node_features(node_states, node_inputs, node_mask, dtype, layer=None):

@@ -11,6 +11,7 @@ from keras_recurrent._checks import named_errors
 from keras_recurrent._rules import check_at_least_one
 from keras_recurrent._rules import check_built_width
 from keras_recurrent._rules import check_ranks
+from keras_recurrent._rules import check_sizes
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._tf_checks import after_assertions
 
@@ -64,14 +65,10 @@ def check_mask(layer, mask, sequences):
     )
     with named_errors(layer):
         dtype = check_tensor_dtype("mask", mask, "boolean or integer", why)
-    expected = tuple(sequences.shape)[:2]
-    for axis, (got, want) in enumerate(zip(shape, expected)):
-        if got is not None and want is not None and got != want:
-            raise ValueError(
-                f"{type(layer).__name__} expects a `mask` of shape {layout} "
-                f"= {expected} (axis {axis} differs). Received: "
-                f"mask.shape={shape} for inputs.shape={tuple(sequences.shape)}"
-            )
+    shapes = {"inputs": tuple(sequences.shape), "mask": shape}
+    groups = [(0, "batch size", shapes), (1, "number of timesteps", shapes)]
+    with named_errors(layer):
+        check_sizes("sequence", shapes, groups)
     return mask if dtype == "bool" else ops.not_equal(mask, 0)
 
 

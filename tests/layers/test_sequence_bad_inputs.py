@@ -80,7 +80,7 @@ CASES = {
     ),
     "mask shorter": (
         _replace(mask=lambda m: m[:, :4]),
-        r"`mask` of shape.*\(2, 5\).*mask.shape=\(2, 4\)",
+        r"disagree on the number of timesteps.*mask.shape=\(2, 4\)",
     ),
     "float mask 0.5": (
         _replace(mask=lambda m: np.where(m, 0.5, 0.0).astype("float32")),
