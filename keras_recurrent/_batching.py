@@ -9,6 +9,9 @@ TensorFlow, so it is imported inside.
 
 from collections.abc import Mapping
 
+from keras_recurrent._checks import DTYPE_KINDS
+from keras_recurrent._checks import dtype_name
+
 
 def check_dataset(dataset):
     """Raises unless `dataset` is a `tf.data.Dataset`."""
@@ -173,9 +176,10 @@ def int32_problem(name, values):
     import numpy as np
 
     values = np.asarray(values)
-    if values.size == 0 or values.dtype == np.int32:
+    dtype = dtype_name(values.dtype)
+    if values.size == 0 or not DTYPE_KINDS["boolean or integer"](dtype):
         return None
-    if values.dtype.kind not in "iub":
+    if dtype == "int32":
         return None
     outside = (
         (values > INT32_MAX)

@@ -2,6 +2,7 @@
 value (a plain `int`/`float` where that matters) or raises a `ValueError`
 naming the argument and the value received."""
 
+import contextlib
 import numbers
 
 import keras
@@ -16,6 +17,15 @@ def invalid(name, value, expected, allow_none=False, context=None):
         f"{' or None' if allow_none else ''}"
         f"{' ' + context if context else ''}. Received: {name}={value!r}"
     )
+
+
+@contextlib.contextmanager
+def named_errors(layer):
+    """Runs a block whose `ValueError` gets `"ClassName: "` of `layer`."""
+    try:
+        yield
+    except ValueError as error:
+        raise ValueError(f"{type(layer).__name__}: {error}") from None
 
 
 def _is_int(value):
@@ -48,6 +58,12 @@ def check_int(
             bound = "" if minimum is None else f" >= {minimum}"
         raise invalid(name, value, f"an integer{bound}", allow_none, context)
     return int(value)
+
+
+def check_layer_seed(seed):
+    """A layer's or cell's `seed`: an integer or `None`, as
+    `keras.random.SeedGenerator` takes it."""
+    return check_int("seed", seed, allow_none=True)
 
 
 def check_output_units(output_units, task, *, classification):
@@ -166,32 +182,39 @@ def check_known_last_axis(name, shape, context=None):
     return shape
 
 
-# Whether a standardized dtype name is of a kind.
+# The one vocabulary of dtype kinds: whether a dtype name is of a kind.
 DTYPE_KINDS = {
     "floating-point": lambda dtype: "float" in dtype,
     "integer": lambda dtype: "int" in dtype,
-    "bool or integer": lambda dtype: dtype == "bool" or "int" in dtype,
+    "boolean or integer": lambda dtype: dtype == "bool" or "int" in dtype,
     "numeric": lambda dtype: dtype.startswith(("int", "uint", "float", "bf")),
-    "numeric or bool": lambda d: d == "bool" or DTYPE_KINDS["numeric"](d),
+    "numeric or boolean": lambda d: d == "bool" or DTYPE_KINDS["numeric"](d),
 }
 
 
-def check_tensor_dtype(layer, name, tensor, kind, expected):
-    """Returns the name of `tensor`'s dtype, or raises "`layer` expects
-    {expected}" unless it is of `kind`, a key of `DTYPE_KINDS`."""
-    dtype = keras.backend.standardize_dtype(tensor.dtype)
+def dtype_name(dtype):
+    """The standardized name of a NumPy, TensorFlow, JAX or PyTorch dtype
+    (`str(dtype)` where Keras knows none, e.g. for strings)."""
+    try:
+        return keras.backend.standardize_dtype(dtype)
+    except (TypeError, ValueError, AttributeError):
+        return str(getattr(dtype, "name", dtype))
+
+
+def check_tensor_dtype(name, tensor, kind, why=""):
+    """Returns the name of the dtype of `tensor` (or NumPy array) `name`,
+    or raises "`name` must be {kind}{why}" unless it is of `kind`, a key of
+    `DTYPE_KINDS`."""
+    dtype = dtype_name(tensor.dtype)
     if not DTYPE_KINDS[kind](dtype):
         raise ValueError(
-            f"{type(layer).__name__} expects {expected}. "
-            f"Received: {name}.dtype={dtype}"
+            f"`{name}` must be {kind}{why}. Received: {name}.dtype={dtype}"
         )
     return dtype
 
 
 def check_float_dtype(layer, tensor, name="inputs"):
     """Raises unless `tensor` is floating-point (embed integer tokens)."""
-    expected = (
-        f"floating-point `{name}` (embed integer tokens first, e.g. with "
-        "`keras.layers.Embedding`)"
-    )
-    check_tensor_dtype(layer, name, tensor, "floating-point", expected)
+    why = " (embed integer tokens first, e.g. with `keras.layers.Embedding`)"
+    with named_errors(layer):
+        check_tensor_dtype(name, tensor, "floating-point", why)

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from keras_recurrent._checks import named_errors
+
 
 class Rule(NamedTuple):
     """A rule's `statement` (with `{placeholders}`), `received(arrays,
@@ -74,18 +76,6 @@ def any_bad_example(xp, flags):
     return xp.any(xp.concatenate(flags, axis=1), axis=1)
 
 
-def check_dtypes(arrays, kinds):
-    """Checks NumPy dtypes: `kinds` maps a name to a kind of dtype."""
-    allowed = {"integer": "iu", "boolean or integer": "biu"}
-    for name, kind in kinds.items():
-        dtype = arrays[name].dtype
-        if dtype.kind not in allowed.get(kind, "f"):
-            verb = "hold integers" if kind == "integer" else f"be {kind}"
-            raise ValueError(
-                f"`{name}` must {verb}. Received: {name}.dtype={dtype}"
-            )
-
-
 def unpack_inputs(layer, inputs, names, describe=repr):
     """The list of tensors `names` from a list or a dict of them."""
     name = type(layer).__name__
@@ -112,10 +102,12 @@ def unpack_inputs(layer, inputs, names, describe=repr):
 
 def check_named_shapes(layer, check, shapes, **options):
     """`check(*shapes, **options)`, its error naming `layer`'s class."""
-    try:
+    with named_errors(layer):
         check(*[None if s is None else tuple(s) for s in shapes], **options)
-    except ValueError as error:
-        raise ValueError(f"{type(layer).__name__}: {error}") from None
+
+
+# The shape rules, each statement written once: checked here on static
+# shapes, asserted on run-time ones (`layers._graph_checks`).
 
 
 def ranks(layouts):
@@ -123,23 +115,78 @@ def ranks(layouts):
     return {name: layout.count(",") + 1 for name, layout in layouts.items()}
 
 
+def rank_statement(name, layout):
+    """`name` has the rank of `layout`, e.g. `"(batch, num_nodes)"`."""
+    return f"`{name}` must have rank {layout.count(',') + 1}, {layout}."
+
+
 def check_ranks(shapes, layouts):
     """Checks the ranks of `shapes` (a dict of tuples or `None`)."""
     for name, shape in shapes.items():
-        rank = ranks(layouts)[name]
-        if shape is None or len(shape) != rank:
+        if shape is None or len(shape) != ranks(layouts)[name]:
             raise ValueError(
-                f"`{name}` must have rank {rank}, {layouts[name]}. "
+                f"{rank_statement(name, layouts[name])} "
                 f"Received: {name}.shape={shape}"
             )
+
+
+def sizes_statement(structure, label):
+    """The tensors of a `structure` agree on a size (`label`)."""
+    return f"The {structure} tensors disagree on the {label}."
 
 
 def check_sizes(structure, shapes, groups):
     """Checks that the sizes of each `(axis, label, names)` group agree
     (`None` sizes match anything)."""
     for axis, label, names in groups:
-        if len({shapes[name][axis] for name in names} - {None}) > 1:
+        if sizes_differ([shapes[name][axis] for name in names]):
             raise ValueError(
-                f"The {structure} tensors disagree on the {label}. Received "
-                "shapes: " + ", ".join(f"{n}.shape={shapes[n]}" for n in names)
+                f"{sizes_statement(structure, label)} Received shapes: "
+                + ", ".join(f"{n}.shape={shapes[n]}" for n in names)
             )
+
+
+def sizes_differ(sizes):
+    """Whether two known sizes of `sizes` differ (`None` is unknown).
+
+    Compared with `!=`, not as set members: while PyTorch traces, a size is
+    a 0-d tensor (TorchScript) or a `SymInt` (`torch.export`), which hash
+    by identity or not at all, so that equal sizes would look different.
+    """
+    known = [size for size in sizes if size is not None]
+    return any(bool(size != known[0]) for size in known[1:])
+
+
+def at_least_one(what, name, axis=None):
+    """The rule "at least one node or step": `name` has at least one
+    `what` (`"node"`, `"timestep"`), along `axis` of its shape if given."""
+    where = "" if axis is None else f" (axis {axis})"
+    return f"`{name}` must have at least one {what}{where}."
+
+
+def check_at_least_one(what, name, shape, axis=1):
+    """Raises `at_least_one`'s message if `shape[axis]` is 0."""
+    size = shape[axis]
+    if size is not None and size == 0:
+        raise ValueError(
+            f"{at_least_one(what, name, axis)} "
+            f"Received: {name}.shape={tuple(shape)}"
+        )
+
+
+def width_statement(name, features):
+    """`name` has the width (last axis) its layer was built for."""
+    return (
+        f"`{name}` must have {features} features (last axis), the width "
+        "the layer was built for."
+    )
+
+
+def check_built_width(shape, features, name="inputs", note=""):
+    """Raises unless the last size of `shape`, where known, is `features`
+    (`None`: any width); `note` ends the message."""
+    if features is not None and shape[-1] is not None and shape[-1] != features:
+        raise ValueError(
+            f"{width_statement(name, features)} "
+            f"Received: {name}.shape={tuple(shape)}{note}"
+        )

@@ -4,6 +4,8 @@ string option of the package is case-insensitive and stored canonically),
 boolean, float, string, dtype and shape checks, and the rank-3 check that
 the sequence layers share."""
 
+import inspect
+
 import keras
 import numpy as np
 import pytest
@@ -189,7 +191,7 @@ def test_check_float_dtype_passes_floats(dtype):
 @pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])
 def test_check_float_dtype_names_layer_argument_and_dtype(dtype):
     message = (
-        rf"_Layer expects floating-point `node_inputs` .*Embedding.*"
+        rf"_Layer: `node_inputs` must be floating-point .*Embedding.*"
         rf"Received: node_inputs\.dtype={dtype}$"
     )
     with pytest.raises(ValueError, match=message):
@@ -407,7 +409,8 @@ SEQUENCE_LAYERS = {
 def test_sequence_layers_share_the_rank_check(name):
     make = SEQUENCE_LAYERS[name]
     message = (
-        rf"^{name} expects `inputs` of rank 3 \(batch, timesteps, features\)\."
+        rf"^{name}: `inputs` must have rank 3, \(batch, timesteps, "
+        r"features\)\."
         r" Received: inputs.shape=\(2, 4\)$"
     )
     with pytest.raises(ValueError, match=message):
@@ -420,3 +423,48 @@ def test_sequence_layers_share_the_rank_check(name):
     layer = make()
     outputs = layer(np.ones((2, 3, 4), "float32"))
     assert tuple(keras.tree.flatten(outputs)[0].shape)[0] == 2
+
+
+# Every layer and cell that takes a `seed`, made with one.
+SEEDED = {
+    "ChildSumTreeLSTM": lambda seed: kr.layers.ChildSumTreeLSTM(2, seed=seed),
+    "NaryTreeLSTM": lambda seed: kr.layers.NaryTreeLSTM(2, 2, seed=seed),
+    "GatedFeedbackCell": lambda seed: kr.layers.GatedFeedbackCell(
+        2, num_layers=2, seed=seed
+    ),
+    "GatedFeedbackRNN": lambda seed: kr.layers.GatedFeedbackRNN(
+        2, num_layers=2, seed=seed
+    ),
+    "LSTMVariant": lambda seed: kr.layers.LSTMVariant(2, seed=seed),
+    "LSTMVariantCell": lambda seed: kr.layers.LSTMVariantCell(2, seed=seed),
+    "PeepholeLSTM": lambda seed: kr.layers.PeepholeLSTM(2, seed=seed),
+    "PeepholeLSTMCell": lambda seed: kr.layers.PeepholeLSTMCell(2, seed=seed),
+    "CoupledLSTM": lambda seed: kr.layers.CoupledLSTM(2, seed=seed),
+    "CoupledLSTMCell": lambda seed: kr.layers.CoupledLSTMCell(2, seed=seed),
+    "ResidualStack": lambda seed: kr.layers.ResidualStack(
+        [keras.layers.LSTMCell(2)], dropout=0.5, seed=seed
+    ),
+}
+
+
+def test_every_seeded_layer_is_listed():
+    takes_seed = {
+        name
+        for name in dir(kr.layers)
+        if inspect.isclass(getattr(kr.layers, name))
+        and "seed" in inspect.signature(getattr(kr.layers, name)).parameters
+    }
+    assert takes_seed and takes_seed <= set(SEEDED)
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_every_layer_and_cell_checks_its_seed(name):
+    assert SEEDED[name](7).get_config()["seed"] == 7
+    assert SEEDED[name](None).get_config()["seed"] is None
+    for seed in ("1", 1.5, True):
+        with pytest.raises(
+            ValueError,
+            match=r"^Argument `seed` must be an integer or None\. Received: "
+            rf"seed={seed!r}$",
+        ):
+            SEEDED[name](seed)

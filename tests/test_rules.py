@@ -1,12 +1,14 @@
 """The tree and graph rule tables: the eager executor (NumPy, a message)
 and the compiled one (`keras.ops`, a per-example flag) judge every example
-alike, and GGSNN checks its graph once per call."""
+alike, GGSNN checks its graph once per call, and the checks trace under
+`torch.export`."""
 
 import numpy as np
 import pytest
 from keras import ops
 
 import keras_recurrent as kr
+from keras_recurrent._rules import sizes_differ
 from keras_recurrent.graphs.validation import find_graph_problem
 from keras_recurrent.graphs.validation import graph_flags
 from keras_recurrent.layers import _graph_checks
@@ -14,6 +16,8 @@ from keras_recurrent.layers import gated_graph
 from keras_recurrent.layers import ggsnn
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.trees.validation import find_tree_problem
+from tests._subprocess import run_backend_module
+from tests._subprocess import skip_unless_installed
 from tests.layers import graph_reference
 
 
@@ -94,3 +98,29 @@ def test_ggsnn_checks_the_graph_once_per_call(monkeypatch):
     graph_layer = kr.layers.GatedGraph(4, 2, propagation_steps=1)
     graph_layer(graphs)
     assert calls == ["GGSNN", "GatedGraph"]
+
+
+def test_sizes_differ_compares_known_sizes_by_value():
+    assert not sizes_differ([None, 3, None, 3])
+    assert sizes_differ([3, None, 4])
+    assert not sizes_differ([None, None])
+    # Equal sizes as distinct 0-d arrays (as TorchScript traces sizes):
+    # compared by value, not as set members.
+    assert not sizes_differ([np.array(3), np.array(3)])
+    assert sizes_differ([np.array(3), np.array(4)])
+
+
+def test_tree_and_graph_checks_trace_under_torch_export():
+    """`torch.export` of a graph layer and of the tree layers' checks, with
+    static and `Dim.AUTO` sizes: fake tensors have no values to check
+    eagerly, and an open size (a `SymInt`) cannot be a set member."""
+    skip_unless_installed("torch")
+    report = run_backend_module("tests.torch_export_cases", "torch")
+    assert report["backend"] == "torch"
+    assert len(report["cases"]) == 4
+    wrong = {
+        case: difference
+        for case, difference in report["cases"].items()
+        if isinstance(difference, str) or not difference < 1e-6
+    }
+    assert not wrong, wrong

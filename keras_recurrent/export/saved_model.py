@@ -10,6 +10,7 @@ import tensorflow as tf
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_string
 from keras_recurrent._checks import invalid
+from keras_recurrent._rules import at_least_one
 from keras_recurrent.export import _jax_export
 from keras_recurrent.export._tensorflow_process import (
     export_in_tensorflow_process,
@@ -506,8 +507,7 @@ def _assert_timesteps(sequences, name):
     return tf.debugging.assert_positive(
         tf.shape(sequences)[1],
         message=(
-            f"`{name}` needs at least one timestep (axis 1). "
-            f"Received: {name}.shape[1]"
+            f"{at_least_one('timestep', name, 1)} Received: {name}.shape[1]"
         ),
     )
 

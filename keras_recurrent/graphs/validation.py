@@ -6,11 +6,14 @@
 
 import numpy as np
 
+from keras_recurrent._checks import DTYPE_KINDS
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent._checks import dtype_name
 from keras_recurrent._rules import FINITE_INPUTS_RULE
 from keras_recurrent._rules import NUMPY
 from keras_recurrent._rules import Rule
-from keras_recurrent._rules import check_dtypes
+from keras_recurrent._rules import check_at_least_one
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent._rules import first_problem
@@ -25,6 +28,9 @@ GRAPH_LAYOUTS = {
     "node_mask": "(batch, num_nodes)",
 }
 GRAPH_TENSOR_NAMES = tuple(GRAPH_LAYOUTS)
+
+# The rule of the last axis of `edges`.
+EDGE_ROWS = "`edges` must be `(batch, num_edges, 2)`: (source, target) rows."
 
 # The sizes that must agree: `(axis, label, names)`.
 GRAPH_SIZE_GROUPS = (
@@ -74,7 +80,8 @@ def validate_graph_tensors(
     arrays = dict(zip(GRAPH_TENSOR_NAMES, map(np.asarray, tensors)))
     check_graph_shapes(*[array.shape for array in arrays.values()])
     kinds = ["floating-point", "integer", "integer", "boolean or integer"]
-    check_dtypes(arrays, dict(zip(GRAPH_TENSOR_NAMES, kinds, strict=True)))
+    for (name, array), kind in zip(arrays.items(), kinds, strict=True):
+        check_tensor_dtype(name, array, kind)
     if num_edge_types is not None:
         check_positive_int("num_edge_types", num_edge_types)
     raise_message(find_graph_problem(**arrays, num_edge_types=num_edge_types))
@@ -108,7 +115,7 @@ def find_node_mask_problem(node_mask):
 
 def non_binary(xp, node_mask):
     """`(batch, N)` bool: the `node_mask` entries other than 0 and 1."""
-    if _is(node_mask, "bool"):
+    if dtype_name(node_mask.dtype) == "bool":
         return xp.zeros_like(node_mask, dtype="bool")
     return xp.logical_and(
         xp.not_equal(node_mask, 0), xp.not_equal(node_mask, 1)
@@ -156,14 +163,9 @@ def graph_flags(xp, edges, edge_types, node_mask, num_edge_types):
     return non_binary(xp, node_mask), edge_flags, real
 
 
-def _is(values, kind):
-    # `str` of a NumPy, TensorFlow, JAX or PyTorch dtype names its kind.
-    return kind in str(values.dtype)
-
-
 def _fractional(xp, values):
     """Entries that are not whole numbers (NaN included)."""
-    if not _is(values, "float"):
+    if not DTYPE_KINDS["floating-point"](dtype_name(values.dtype)):
         return xp.zeros_like(values, dtype="bool")
     return xp.logical_not(xp.equal(values, xp.floor(values)))
 
@@ -233,14 +235,9 @@ def check_graph_shapes(
     check_ranks(shapes, GRAPH_LAYOUTS)
     if edges_shape[-1] is not None and edges_shape[-1] != 2:
         raise ValueError(
-            "`edges` must be `(batch, num_edges, 2)`: (source, target) rows. "
-            f"Received: edges.shape={tuple(edges_shape)}"
+            f"{EDGE_ROWS} Received: edges.shape={tuple(edges_shape)}"
         )
     check_sizes("graph", shapes, GRAPH_SIZE_GROUPS)
-    if node_inputs_shape[1] == 0 or node_mask_shape[1] == 0:
-        raise ValueError(
-            "The graph tensors must have at least one node slot (pad a batch "
-            "of empty graphs to one padding node). Received shapes: "
-            f"node_inputs.shape={tuple(node_inputs_shape)}, "
-            f"node_mask.shape={tuple(node_mask_shape)}"
-        )
+    # Their numbers of nodes agree: the one known, if any, is checked.
+    for name in ("node_inputs", "node_mask"):
+        check_at_least_one("node", name, shapes[name])

@@ -31,7 +31,7 @@ def concrete_numpy(*tensors):
 
         if any(isinstance(tensor, jax.core.Tracer) for tensor in tensors):
             return None
-    elif on_meta_device(*tensors):
+    elif on_meta_device(*tensors) or torch_exporting():
         return None
     return [ops.convert_to_numpy(tensor) for tensor in tensors]
 
@@ -75,3 +75,11 @@ def in_xla_context():
     import tensorflow as tf
 
     return tf.__internal__.get_enclosing_xla_context() is not None
+
+
+def torch_exporting():
+    """Whether PyTorch is exporting (`torch.export`, which ONNX export
+    runs): the tensors are fakes with shapes and no values to check."""
+    import torch
+
+    return torch.compiler.is_exporting()

@@ -9,11 +9,18 @@ import functools
 import keras
 from keras import ops
 
-from keras_recurrent._checks import DTYPE_KINDS
+from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent._checks import named_errors
 from keras_recurrent._rules import any_bad_example
+from keras_recurrent._rules import at_least_one
+from keras_recurrent._rules import check_built_width
 from keras_recurrent._rules import check_named_shapes
+from keras_recurrent._rules import rank_statement
 from keras_recurrent._rules import ranks
+from keras_recurrent._rules import sizes_statement
 from keras_recurrent._rules import unpack_inputs
+from keras_recurrent._rules import width_statement
+from keras_recurrent.graphs.validation import EDGE_ROWS
 from keras_recurrent.graphs.validation import GRAPH_LAYOUTS
 from keras_recurrent.graphs.validation import GRAPH_RULES
 from keras_recurrent.graphs.validation import GRAPH_SIZE_GROUPS
@@ -124,22 +131,11 @@ def poison_invalid_graphs(outputs, valid):
 def check_static_graph_inputs(layer, tensors, features=None):
     """Ranks, sizes, dtypes and node width known when tracing."""
     check_graph_input_shapes(layer, [tensor.shape for tensor in tensors])
-    name = type(layer).__name__
-    for tensor_name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
-        kind = "numeric or bool" if tensor_name == "node_mask" else "numeric"
-        dtype = keras.backend.standardize_dtype(tensor.dtype)
-        if not DTYPE_KINDS[kind](dtype):
-            raise ValueError(
-                f"{name}: `{tensor_name}` must be {kind}. "
-                f"Received: {tensor_name}.dtype={dtype}"
-            )
-    width = tensors[0].shape[-1]
-    if features is not None and width is not None and width != features:
-        raise ValueError(
-            f"{name} {layer.name!r} was built for `node_inputs` with "
-            f"{features} features. Received: "
-            f"node_inputs.shape={tuple(tensors[0].shape)}"
-        )
+    with named_errors(layer):
+        for name, tensor in zip(GRAPH_TENSOR_NAMES, tensors, strict=True):
+            kind = "numeric or boolean" if name == "node_mask" else "numeric"
+            check_tensor_dtype(name, tensor, kind)
+        check_built_width(tensors[0].shape, features, "node_inputs")
 
 
 def _shape_assertions(layer, tensors, features):
@@ -154,24 +150,25 @@ def _shape_assertions(layer, tensors, features):
         name: tf.concat([tf.shape(tensor), -tf.ones([rank[name]], "int32")], 0)
         for name, tensor in named.items()
     }
-    ranks_text = ", ".join(str(r) for r in rank.values())
+    # The rules of `check_graph_shapes`, in its order, and the width.
     conditions = {
-        f"the graph tensors must have the ranks {ranks_text}.": [
-            tf.equal(tf.rank(named[n]), rank[n]) for n in named
-        ],
-        "`edges` must be (batch, E, 2).": tf.equal(dims["edges"][2], 2),
         **{
-            f"the graph tensors disagree on the {label}.": [
+            rank_statement(n, GRAPH_LAYOUTS[n]): tf.equal(tf.rank(t), rank[n])
+            for n, t in named.items()
+        },
+        EDGE_ROWS: tf.equal(dims["edges"][2], 2),
+        **{
+            sizes_statement("graph", label): [
                 tf.equal(dims[n][axis], dims[names[0]][axis]) for n in names
             ]
             for axis, label, names in GRAPH_SIZE_GROUPS
         },
-        "the graph tensors must have at least one node slot.": tf.greater(
-            dims["node_mask"][1], 0
+        at_least_one("node", "node_inputs", 1): tf.greater(
+            dims["node_inputs"][1], 0
         ),
     }
     if features is not None:
-        conditions[f"`node_inputs` must have {features} features."] = tf.equal(
+        conditions[width_statement("node_inputs", features)] = tf.equal(
             dims["node_inputs"][2], features
         )
     shapes = [x for n, t in named.items() for x in (f"{n}.shape=", tf.shape(t))]

@@ -3,9 +3,19 @@
 import keras
 from keras import ops
 
+from keras_recurrent._checks import check_known_last_axis
+from keras_recurrent._checks import named_errors
+from keras_recurrent._rules import check_ranks
+from keras_recurrent._rules import check_sizes
 from keras_recurrent.graphs.validation import find_node_mask_problem
 from keras_recurrent.graphs.validation import non_binary
 from keras_recurrent.layers._tf_checks import raise_problem
+
+NODE_INPUT_LAYOUTS = {
+    "node_states": "(batch, num_nodes, units)",
+    "node_inputs": "(batch, num_nodes, features)",
+    "node_mask": "(batch, num_nodes)",
+}
 
 
 def unpack_node_inputs(layer, inputs):
@@ -20,43 +30,23 @@ def unpack_node_inputs(layer, inputs):
 
 def check_node_input_shapes(layer, shapes):
     """Checks the ranks and agreeing sizes; returns the feature size."""
-    states_shape, inputs_shape, mask_shape = (
-        None if shape is None else tuple(shape) for shape in shapes
-    )
-    for name, shape, rank, layout in (
-        ("node_states", states_shape, 3, "(batch, num_nodes, units)"),
-        ("node_inputs", inputs_shape, 3, "(batch, num_nodes, features)"),
-        ("node_mask", mask_shape, 2, "(batch, num_nodes)"),
-    ):
-        if shape is None or len(shape) != rank:
-            raise ValueError(
-                f"{type(layer).__name__} expects `{name}` of rank {rank}, "
-                f"{layout}. Received: {name}.shape={shape}"
-            )
-    for axis in (0, 1):
-        sizes = {
-            shape[axis]
-            for shape in (states_shape, inputs_shape, mask_shape)
-            if shape[axis] is not None
-        }
-        if len(sizes) > 1:
-            raise ValueError(
-                f"{type(layer).__name__}: `node_states`, `node_inputs` and "
-                "`node_mask` disagree on the "
-                f"{'batch size' if axis == 0 else 'number of nodes'}. "
-                f"Received shapes: node_states.shape={states_shape}, "
-                f"node_inputs.shape={inputs_shape}, "
-                f"node_mask.shape={mask_shape}"
-            )
-    features = states_shape[-1], inputs_shape[-1]
-    if None in features:
-        raise ValueError(
-            f"{type(layer).__name__} needs the last dimensions of "
-            "`node_states` and `node_inputs` defined. Received shapes: "
-            f"node_states.shape={states_shape}, "
-            f"node_inputs.shape={inputs_shape}"
+    shapes = dict(
+        zip(
+            NODE_INPUT_LAYOUTS,
+            (None if shape is None else tuple(shape) for shape in shapes),
         )
-    return features[0] + features[1]
+    )
+    groups = [
+        (axis, label, tuple(NODE_INPUT_LAYOUTS))
+        for axis, label in ((0, "batch size"), (1, "number of nodes"))
+    ]
+    with named_errors(layer):
+        check_ranks(shapes, NODE_INPUT_LAYOUTS)
+        check_sizes("node", shapes, groups)
+        return sum(
+            check_known_last_axis(name, shapes[name])[-1]
+            for name in ("node_states", "node_inputs")
+        )
 
 
 def node_features(node_states, node_inputs, node_mask, dtype, layer=None):

@@ -7,19 +7,21 @@ from keras import ops
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent._checks import named_errors
+from keras_recurrent._rules import check_at_least_one
+from keras_recurrent._rules import check_built_width
+from keras_recurrent._rules import check_ranks
+from keras_recurrent._rules import check_sizes
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._tf_checks import after_assertions
 
 
-def check_rank(layer, shape, layout, what, name, known=False, context=None):
+def check_rank(layer, shape, layout, name, known=False, context=None):
     """`shape` as a tuple of the rank of `layout`, whose last size must be
     `known` (for `build`; `context` says when)."""
-    shape, rank = tuple(shape), layout.count(",") + 1
-    if len(shape) != rank:
-        raise ValueError(
-            f"{type(layer).__name__} expects {what} of rank {rank} {layout}. "
-            f"Received: {name}.shape={shape}"
-        )
+    shape = tuple(shape)
+    with named_errors(layer):
+        check_ranks({name: shape}, {name: layout})
     if known:
         check_known_last_axis(name, shape, context)
     return shape
@@ -31,18 +33,7 @@ def check_sequence_shape(
     """`shape` as a tuple, of rank 3 (the one rank check of the sequence
     layers' `build`, `compute_output_shape` and `call`)."""
     layout = "(batch, timesteps, features)"
-    what = f"`{name}`"
-    return check_rank(layer, shape, layout, what, name, known_features, context)
-
-
-def check_built_width(layer, shape, features, *, name="inputs", note=""):
-    """Raises unless the last size of `shape`, where known, is `features`
-    (`None`: any width); `note` ends the message."""
-    if features is not None and shape[-1] is not None and shape[-1] != features:
-        raise ValueError(
-            f"{type(layer).__name__} was built for `{name}` with {features} "
-            f"features (last axis). Received: {name}.shape={shape}{note}"
-        )
+    return check_rank(layer, shape, layout, name, known_features, context)
 
 
 def check_sequences(layer, sequences, features=None, *, name="inputs"):
@@ -50,12 +41,9 @@ def check_sequences(layer, sequences, features=None, *, name="inputs"):
     with at least one step and, unless `None`, `features` features."""
     shape = check_sequence_shape(layer, sequences.shape, name=name)
     check_float_dtype(layer, sequences, name)
-    check_built_width(layer, shape, features, name=name)
-    if shape[1] == 0:
-        raise ValueError(
-            f"{type(layer).__name__} needs at least one timestep. "
-            f"Received: {name}.shape={shape}"
-        )
+    with named_errors(layer):
+        check_built_width(shape, features, name)
+        check_at_least_one("timestep", name, shape)
 
 
 def check_mask(layer, mask, sequences):
@@ -69,21 +57,18 @@ def check_mask(layer, mask, sequences):
     if not hasattr(mask, "shape") or not hasattr(mask, "dtype"):
         mask = ops.convert_to_tensor(mask)
     layout = "(batch, timesteps)"
-    shape = check_rank(layer, mask.shape, layout, "a `mask`", "mask")
-    dtypes = (
-        "a boolean or integer `mask` (True or nonzero at real steps), such "
-        "as `keras.layers.Masking` or `Embedding(mask_zero=True)` make; a "
-        "float mask is ambiguous, so cast it with `ops.cast(mask, 'bool')`"
+    shape = check_rank(layer, mask.shape, layout, "mask")
+    why = (
+        " (True or nonzero at real steps, as `keras.layers.Masking` or "
+        "`Embedding(mask_zero=True)` make it; a float mask is ambiguous, so "
+        "cast it with `ops.cast(mask, 'bool')`)"
     )
-    dtype = check_tensor_dtype(layer, "mask", mask, "bool or integer", dtypes)
-    expected = tuple(sequences.shape)[:2]
-    for axis, (got, want) in enumerate(zip(shape, expected)):
-        if got is not None and want is not None and got != want:
-            raise ValueError(
-                f"{type(layer).__name__} expects a `mask` of shape {layout} "
-                f"= {expected} (axis {axis} differs). Received: "
-                f"mask.shape={shape} for inputs.shape={tuple(sequences.shape)}"
-            )
+    with named_errors(layer):
+        dtype = check_tensor_dtype("mask", mask, "boolean or integer", why)
+    shapes = {"inputs": tuple(sequences.shape), "mask": shape}
+    groups = [(0, "batch size", shapes), (1, "number of timesteps", shapes)]
+    with named_errors(layer):
+        check_sizes("sequence", shapes, groups)
     return mask if dtype == "bool" else ops.not_equal(mask, 0)
 
 
@@ -120,12 +105,13 @@ def check_stateful_batch(layer, sequences):
 
 def check_step_shape(cell, shape, *, known_features=False):
     """`shape` as a tuple, one step's `(batch, features)`."""
-    layout, what = "(batch, features)", "one step's `inputs`"
-    return check_rank(cell, shape, layout, what, "inputs", known_features)
+    layout = "(batch, features)"
+    return check_rank(cell, shape, layout, "inputs", known_features)
 
 
 def check_step_inputs(cell, inputs, features):
     """Raises unless one step's `inputs` are `(batch, features)`: a cell
     run by a plain `keras.layers.RNN` gets no sequence checks."""
     shape = check_step_shape(cell, inputs.shape)
-    check_built_width(cell, shape, features, note=" (one step)")
+    with named_errors(cell):
+        check_built_width(shape, features, note=" (one step)")

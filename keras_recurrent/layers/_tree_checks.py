@@ -4,8 +4,9 @@ import keras
 from keras import ops
 
 from keras_recurrent._checks import check_float_dtype
-from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent._checks import named_errors
 from keras_recurrent._rules import any_bad_example
+from keras_recurrent._rules import check_at_least_one
 from keras_recurrent._rules import check_named_shapes
 from keras_recurrent.layers._tf_checks import assert_rules
 from keras_recurrent.layers._tf_checks import check_host_arrays
@@ -14,6 +15,7 @@ from keras_recurrent.layers._tree_levels import flat_child_rows
 from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.trees.validation import TREE_RULES
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
+from keras_recurrent.trees.validation import check_tree_index_dtypes
 from keras_recurrent.trees.validation import check_tree_shapes
 from keras_recurrent.trees.validation import find_tree_problem
 from keras_recurrent.trees.validation import tree_flags
@@ -22,27 +24,15 @@ from keras_recurrent.trees.validation import tree_flags
 def check_tree_input_shapes(layer, shapes, arity=None):
     """Static checks of the three input shapes (list, in the list order)."""
     check_named_shapes(layer, check_tree_shapes, shapes, arity=arity)
-    if shapes[1][1] == 0:
-        raise ValueError(
-            f"{type(layer).__name__} needs trees of at least one (padded) "
-            "node, `N >= 1`. Received: "
-            f"children.shape={tuple(shapes[1])}"
-        )
+    with named_errors(layer):
+        check_at_least_one("node", "children", tuple(shapes[1]))
 
 
 def check_tree_dtypes(layer, node_inputs, children, node_mask):
-    """Float `node_inputs`, integer `children` (a float `1.7` is not
-    truncated into node 1) and a bool or integer `node_mask`."""
+    """Float `node_inputs` and `check_tree_index_dtypes`, naming `layer`."""
     check_float_dtype(layer, node_inputs, "node_inputs")
-    expected = (
-        "integer `children` (node indices, -1 for an empty slot); floats "
-        "are not truncated into indices"
-    )
-    check_tensor_dtype(layer, "children", children, "integer", expected)
-    expected = "a bool or integer `node_mask` (nonzero for real nodes)"
-    check_tensor_dtype(
-        layer, "node_mask", node_mask, "bool or integer", expected
-    )
+    with named_errors(layer):
+        check_tree_index_dtypes(children, node_mask)
 
 
 def check_host_children(layer, inputs):

@@ -8,8 +8,8 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_bool
-from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_known_last_axis
+from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent._rules import unpack_inputs
@@ -108,7 +108,7 @@ class TreeLSTMBase(KnownRankInputs, keras.layers.Layer):
         self.recurrent_dropout = check_rate(
             "recurrent_dropout", recurrent_dropout
         )
-        self.seed = check_int("seed", seed, allow_none=True)
+        self.seed = check_layer_seed(seed)
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)

@@ -4,6 +4,9 @@ into the rows that each step of the level loop updates."""
 
 from keras import ops
 
+from keras_recurrent._checks import named_errors
+from keras_recurrent._rules import check_ranks
+from keras_recurrent._rules import check_sizes
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._tree_levels import flat_child_rows
 from keras_recurrent.trees.schedule import PACKED_TREES
@@ -30,17 +33,14 @@ def split_schedule(inputs):
 
 def check_schedule_shape(layer, levels_shape, children_shape):
     """Static checks of the shape of `tree_levels`: `(batch, L, W)`."""
-    levels_shape = tuple(levels_shape)
-    batch = children_shape[0]
-    if len(levels_shape) != 3 or (
-        None not in (levels_shape[0], batch) and levels_shape[0] != batch
-    ):
-        raise ValueError(
-            f"{type(layer).__name__}: `tree_levels` must have the shape "
-            "`(batch, num_levels, level_width)`, with the batch size of "
-            f"`children`. Received: tree_levels.shape={levels_shape}, "
-            f"children.shape={tuple(children_shape)}"
-        )
+    shapes = {
+        TREE_LEVELS: tuple(levels_shape),
+        "children": tuple(children_shape),
+    }
+    layouts = {TREE_LEVELS: "(batch, num_levels, level_width)"}
+    with named_errors(layer):
+        check_ranks({TREE_LEVELS: shapes[TREE_LEVELS]}, layouts)
+        check_sizes("tree", shapes, [(0, "batch size", tuple(shapes))])
 
 
 def bad_schedules(levels, children, real):

@@ -9,6 +9,7 @@ from keras import regularizers
 
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_float_dtype
+from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
@@ -233,7 +234,7 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.recurrent_constraint = constraints.get(recurrent_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.seed = seed
+        self.seed = check_layer_seed(seed)
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
 
         self.gate_blocks = CELL_TYPES[self.cell_type]

@@ -9,6 +9,7 @@ from keras import regularizers
 
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_float_dtype
+from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
@@ -266,7 +267,7 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         self.bias_constraint = constraints.get(bias_constraint)
         self.peephole_constraint = constraints.get(peephole_constraint)
         self.projection_constraint = constraints.get(projection_constraint)
-        self.seed = seed
+        self.seed = check_layer_seed(seed)
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
 
         state_units = self.projection_units or units

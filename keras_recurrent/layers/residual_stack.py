@@ -7,6 +7,7 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import invalid
@@ -160,7 +161,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
         self.projection_initializer = initializers.get(projection_initializer)
         self.projection_regularizer = regularizers.get(projection_regularizer)
         self.projection_constraint = constraints.get(projection_constraint)
-        self.seed = seed
+        self.seed = check_layer_seed(seed)
 
         # Whether each entry of `layers` was a cell, which `get_config` needs
         # to give back the cell rather than its wrapper.

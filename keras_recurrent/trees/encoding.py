@@ -10,6 +10,7 @@ from keras_recurrent._batching import int32_problem
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._rules import at_least_one
 from keras_recurrent.trees.schedule import TREE_LEVELS
 from keras_recurrent.trees.schedule import tree_levels
 from keras_recurrent.trees.validation import find_tree_problem
@@ -274,8 +275,7 @@ def encode_tree(
         labels, children = tree
         if not len(labels):
             raise ValueError(
-                "Argument `tree` must have at least one node. "
-                f"Received: tree={tree!r}"
+                f"{at_least_one('node', 'tree')} Received: tree={tree!r}"
             )
         for node, kids in enumerate(children):
             kids = np.asarray(kids)

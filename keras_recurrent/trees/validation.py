@@ -6,9 +6,9 @@
 
 import numpy as np
 
+from keras_recurrent._checks import check_tensor_dtype
 from keras_recurrent._rules import NUMPY
 from keras_recurrent._rules import Rule
-from keras_recurrent._rules import check_dtypes
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent._rules import first_problem
@@ -58,9 +58,17 @@ def validate_tree_tensors(children, node_mask, *, arity=None):
     """
     children, node_mask = np.asarray(children), np.asarray(node_mask)
     check_tree_shapes(None, children.shape, node_mask.shape, arity=arity)
-    kinds = {"children": "integer", "node_mask": "boolean or integer"}
-    check_dtypes({"children": children, "node_mask": node_mask}, kinds)
+    check_tree_index_dtypes(children, node_mask)
     raise_message(find_tree_problem(children, node_mask))
+
+
+def check_tree_index_dtypes(children, node_mask):
+    """Integer `children` (a float `1.7` is not truncated into node 1) and
+    a boolean or integer `node_mask`."""
+    why = " (node indices, -1 for an empty slot)"
+    check_tensor_dtype("children", children, "integer", why)
+    why = " (nonzero for real nodes)"
+    check_tensor_dtype("node_mask", node_mask, "boolean or integer", why)
 
 
 def find_tree_problem(children, node_mask):

@@ -131,7 +131,9 @@ def test_a_model_served_without_lengths_names_an_empty_sequence(tmp_path):
     x, _ = _request()
     served = next(iter(serve(frames=x).values()))
     np.testing.assert_allclose(served, model(x), atol=1e-5)
-    with pytest.raises(INVALID, match=r"`frames` needs at least one timestep"):
+    with pytest.raises(
+        INVALID, match=r"`frames` must have at least one timestep"
+    ):
         serve(frames=x[:, :0])
 
 

@@ -144,7 +144,7 @@ def test_encode_graphs_rejects_bad_batches(graphs, kwargs, message):
         ),
         (lambda b: b.update(edge_types=b["edge_types"][:1]), "batch size"),
         (lambda b: b.update(node_inputs=b["node_inputs"][0]), "rank 3"),
-        (lambda b: b.update(edges=b["edges"] * 1.0), "integers"),
+        (lambda b: b.update(edges=b["edges"] * 1.0), "must be integer"),
         (lambda b: b.update(node_inputs=b["node_inputs"] > 0), "floating"),
         (lambda b: b.update(node_mask=b["node_mask"] * 1.0), "boolean or"),
     ],

@@ -150,14 +150,14 @@ CASES = {
             lambda e: np.concatenate([e, np.zeros_like(e[..., :1])], -1),
         ),
         r"edges. must be .\(batch, num_edges, 2\).*edges.shape=\(3, 8, 3\)",
-        r"edges. must be \(batch, E, 2\).*" + SHAPES + r".*\[3 8 3\]",
+        r"edges. must be .\(batch, num_edges, 2\).*" + SHAPES + r".*\[3 8 3\]",
     ),
     "edges_rank_2": Case(
         _replace("edges", lambda e: e[..., 0]),
         r"edges. must have rank 3.*edges.shape=\(3, 8\)",
         # A signature's static rank hides the wrong rank from `tf.rank`;
         # the sizes name the problem.
-        r"edges. must be \(batch, E, 2\).*" + SHAPES + r".*\[3 8\]",
+        r"edges. must be .\(batch, num_edges, 2\).*" + SHAPES + r".*\[3 8\]",
     ),
     "node_mask_rank_3": Case(
         _replace("node_mask", lambda m: m[:, None]),
@@ -181,8 +181,8 @@ CASES = {
     ),
     "node_inputs_other_width": Case(
         _replace("node_inputs", lambda x: x[..., :2]),
-        r"built for .node_inputs. with 3 features.*shape=\(3, 6, 2\)",
-        r"must have 3 features.*node_inputs.shape=.*\[3 6 2\]",
+        r"node_inputs. must have 3 features.*shape=\(3, 6, 2\)",
+        r"node_inputs. must have 3 features.*node_inputs.shape=.*\[3 6 2\]",
     ),
     "no_node_slot": Case(
         lambda graphs: graphs.update(
@@ -191,16 +191,16 @@ CASES = {
             edges=graphs["edges"][:, :0],
             edge_types=graphs["edge_types"][:, :0],
         ),
-        r"at least one node slot.*node_inputs.shape=\(3, 0, 3\)",
-        r"at least one node slot.*node_inputs.shape=.*\[3 0 3\]",
+        r"at least one node.*node_inputs.shape=\(3, 0, 3\)",
+        r"at least one node.*node_inputs.shape=.*\[3 0 3\]",
     ),
     "no_node_slot_but_edges": Case(
         lambda graphs: graphs.update(
             node_inputs=graphs["node_inputs"][:, :0],
             node_mask=graphs["node_mask"][:, :0],
         ),
-        r"at least one node slot.*node_mask.shape=\(3, 0\)",
-        r"at least one node slot.*node_mask.shape=.*\[3 0\]",
+        r"at least one node.*node_inputs.shape=\(3, 0, 3\)",
+        r"at least one node.*node_mask.shape=.*\[3 0\]",
     ),
     "bool_edges": Case(
         _replace("edges", lambda e: e > 0),

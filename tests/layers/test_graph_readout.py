@@ -83,8 +83,8 @@ def test_weights_and_config():
     ("shapes", "message"),
     [
         ([(2, 5, 4), (2, 5, 2)], "takes the list"),
-        ([(2, 5), (2, 5, 2), (2, 5)], "`node_states` of rank 3"),
-        ([(2, 5, 4), (2, 5, 2), (2, 5, 1)], "`node_mask` of rank 2"),
+        ([(2, 5), (2, 5, 2), (2, 5)], "`node_states` must have rank 3"),
+        ([(2, 5, 4), (2, 5, 2), (2, 5, 1)], "`node_mask` must have rank 2"),
         ([(2, 5, 4), (2, 6, 2), (2, 5)], "number of nodes"),
         ([(2, 5, 4), (2, 5, None), (2, 5)], "defined"),
     ],

@@ -56,19 +56,19 @@ def _replace(x=None, mask=None):
 CASES = {
     "rank 2": (
         _replace(x=lambda x: x[..., 0]),
-        r"`inputs` of rank 3.*Received: inputs.shape=\(2, 5\)",
+        r"`inputs` must have rank 3.*Received: inputs.shape=\(2, 5\)",
     ),
     "rank 4": (
         _replace(x=lambda x: x[..., None]),
-        r"`inputs` of rank 3.*Received: inputs.shape=\(2, 5, 3, 1\)",
+        r"`inputs` must have rank 3.*Received: inputs.shape=\(2, 5, 3, 1\)",
     ),
     "int token ids": (
         _replace(x=lambda x: np.ones(x.shape, "int32")),
-        r"floating-point `inputs`.*Received: inputs.dtype=int32",
+        r"`inputs` must be floating-point.*Received: inputs.dtype=int32",
     ),
     "width differs from build": (
         _replace(x=lambda x: np.concatenate([x, x], -1)),
-        r"built for `inputs` with 3 features.*inputs.shape=\(2, 5, 6\)",
+        r"`inputs` must have 3 features.*inputs.shape=\(2, 5, 6\)",
     ),
     "T = 0": (
         _replace(x=lambda x: x[:, :0], mask=lambda m: m[:, :0]),
@@ -76,15 +76,15 @@ CASES = {
     ),
     "mask rank 3": (
         _replace(mask=lambda m: m[..., None]),
-        r"`mask` of rank 2.*mask.shape=\(2, 5, 1\)",
+        r"`mask` must have rank 2.*mask.shape=\(2, 5, 1\)",
     ),
     "mask shorter": (
         _replace(mask=lambda m: m[:, :4]),
-        r"`mask` of shape.*\(2, 5\).*mask.shape=\(2, 4\)",
+        r"disagree on the number of timesteps.*mask.shape=\(2, 4\)",
     ),
     "float mask 0.5": (
         _replace(mask=lambda m: np.where(m, 0.5, 0.0).astype("float32")),
-        r"boolean or integer `mask`.*Received: mask.dtype=float32",
+        r"`mask` must be boolean or integer.*Received: mask.dtype=float32",
     ),
 }
 
@@ -190,9 +190,12 @@ def test_pooling_an_empty_batch(mode):
 @pytest.mark.parametrize(
     "sequences,message",
     [
-        (np.ones((2, 5), "int32"), r"`sequences` of rank 3.*shape=\(2, 5\)"),
+        (
+            np.ones((2, 5), "int32"),
+            r"`sequences` must have rank 3.*shape=\(2, 5\)",
+        ),
         (np.ones((2, 5, 3), "int32"), r"floating-point.*dtype=int32"),
-        (np.ones((2, 5, 4), "float32"), r"built for `sequences` with 3"),
+        (np.ones((2, 5, 4), "float32"), r"`sequences` must have 3 features"),
     ],
     ids=["token ids", "int", "width"],
 )
@@ -203,7 +206,7 @@ def test_gate_values_checks_its_sequences(sequences, message):
     assert gates.shape == (BATCH, STEPS, 2, 2)
     with pytest.raises(ValueError, match=message):
         layer.gate_values(sequences)
-    with pytest.raises(ValueError, match="boolean or integer `mask`"):
+    with pytest.raises(ValueError, match="`mask` must be boolean or integer"):
         layer.gate_values(x, mask=mask.astype("float32"))
     # An integer mask is the boolean one (what `tf.distribute` can feed).
     np.testing.assert_allclose(
@@ -230,7 +233,7 @@ def test_a_cell_in_a_keras_rnn_names_a_width_change(make_cell):
     expected = np.asarray(rnn(x, mask=mask))
     wider = np.concatenate([x, x], axis=-1)
     with pytest.raises(
-        ValueError, match=r"built for `inputs` with 3 features.*\(2, 6\)"
+        ValueError, match=r"`inputs` must have 3 features.*\(2, 6\)"
     ):
         rnn(wider)
     np.testing.assert_allclose(rnn(x, mask=mask), expected, atol=1e-6)

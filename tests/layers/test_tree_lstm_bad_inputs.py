@@ -76,7 +76,10 @@ VALUE_CASES = {
 STATIC_CASES = {
     "fractional float child": (_fractional_child, "children.dtype=float32"),
     "float node_mask 0.5": (_half_mask, "node_mask.dtype=float32"),
-    "N = 0": (lambda x: [a[:, :0] for a in x], "N >= 1"),
+    "N = 0": (
+        lambda x: [a[:, :0] for a in x],
+        r"`children` must have at least one node",
+    ),
     "children rank 2": (
         lambda x: [x[0], x[1][..., 0], x[2]],
         "`children` must have rank 3",
@@ -203,3 +206,19 @@ def test_bad_values_in_a_saved_model(case, served):
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         served(corrupt(base_inputs()))
     assert served([a[:0] for a in base_inputs()]).shape == (0, 3)
+
+
+@pytest.mark.parametrize(
+    "levels,message",
+    [
+        (np.zeros((4, 2), "int32"), r"`tree_levels` must have rank 3"),
+        (
+            np.zeros((3, 2, 2), "int32"),
+            r"disagree on the batch size.*tree_levels.shape=\(3, 2, 2\)",
+        ),
+    ],
+    ids=["rank 2", "batch differs"],
+)
+def test_a_bad_schedule_shape_is_named(levels, message):
+    with pytest.raises(ValueError, match=message):
+        LAYER(3)([*base_inputs(), levels])

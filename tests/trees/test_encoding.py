@@ -173,7 +173,7 @@ def test_validate_tree_tensors_errors():
         kr.trees.validate_tree_tensors(
             batch["children"], batch["node_mask"], arity=3
         )
-    with pytest.raises(ValueError, match="must hold integers"):
+    with pytest.raises(ValueError, match="`children` must be integer"):
         kr.trees.validate_tree_tensors(
             batch["children"].astype(float), batch["node_mask"]
         )
