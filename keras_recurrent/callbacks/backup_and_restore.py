@@ -14,6 +14,7 @@ import keras
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_string
 from keras_recurrent._checks import invalid
+from keras_recurrent._compat import set_initial_epoch
 
 try:
     import fcntl
@@ -260,7 +261,7 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
         self._check_epoch(state)
         self._slot = state["slot"]
         self._committed = state
-        self.model._initial_epoch = state["epoch"]
+        set_initial_epoch(self.model, state["epoch"])
         self._current_epoch = state["epoch"]
         self._resume_batch = state.get("batch_done")
 

@@ -1,8 +1,12 @@
-"""What `LSTMVariant` and `GatedFeedbackRNN` share: a thin `RNN` of one cell."""
+"""What the sequence layers share: a thin `RNN` of one cell, whose
+arguments, properties and docs come from the cell."""
+
+import inspect
 
 import keras
 
 from keras_recurrent._checks import check_bool
+from keras_recurrent._compat import rnn_inner_loop
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
@@ -13,19 +17,75 @@ from keras_recurrent.layers._sequence_checks import check_stateful_batch
 # Cell config keys that belong to the base Layer, not to the cell's math.
 _LAYER_KEYS = ("name", "trainable", "dtype")
 
+# The options of `keras.layers.RNN` that the layers take; each is a boolean
+# that defaults to `False`.
+RNN_OPTIONS = (
+    "return_sequences",
+    "return_state",
+    "go_backwards",
+    "stateful",
+    "unroll",
+    "zero_output_for_mask",
+)
+
+
+def cell_parameters(cell_class):
+    """The arguments of `cell_class`, as `inspect.Parameter`s, in order.
+
+    Those of its `__init__`, then those of each `__init__` up its bases
+    that the one before forwards `**kwargs` to, until `keras.layers.Layer`
+    (whose arguments, such as `name` and `dtype`, are the layer's own);
+    less `cell_class._fixed_arguments`, which the cell class sets itself
+    and refuses.
+    """
+    parameters = {}
+    for klass in cell_class.__mro__:
+        if klass is keras.layers.Layer:
+            break
+        if "__init__" not in vars(klass):
+            continue
+        forwards = False
+        signature = inspect.signature(klass.__init__)
+        for parameter in list(signature.parameters.values())[1:]:
+            if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+                forwards = True
+            elif parameter.kind is not inspect.Parameter.VAR_POSITIONAL:
+                parameters.setdefault(parameter.name, parameter)
+        if not forwards:
+            break
+    for name in getattr(cell_class, "_fixed_arguments", ()):
+        parameters.pop(name, None)
+    return list(parameters.values())
+
+
+def _cell_property(name):
+    return property(
+        lambda self: getattr(self.cell, name),
+        doc=f"The cell's `{name}` (read-only).",
+    )
+
 
 class CellRNN(KnownRankInputs, keras.layers.RNN):
     """An `RNN` layer that builds its cell from its own keyword arguments.
 
-    Subclasses list every argument of their cell in their `__init__` (as
-    `keras.layers.LSTM` does) and pass them as `cell_args`; the remaining
-    keyword arguments go to `keras.layers.RNN`. The config is the cell's,
-    flattened into the layer's, so `from_config` is `cls(**config)`, and
-    each cell argument is a read-only property of the layer. The layer
-    checks its inputs (rank 3, floating point, the built width, at least one
-    step; a boolean `(batch, timesteps)` mask) and zeroes the inputs at
-    masked steps (so NaN or inf there reaches neither the outputs nor the
-    gradients).
+    A subclass names its cell class, `cell_class = SomeCell`, and nothing
+    else about the cell: the layer takes every argument of the cell (see
+    `cell_parameters`), with the cell's defaults, followed by the
+    `RNN_OPTIONS` of `keras.layers.RNN` and the standard layer keyword
+    arguments, and it gives each cell argument as a read-only property
+    that reads the cell (`layer.units`), as `keras.layers.LSTM` does. The
+    subclass's `__init__` signature (what `inspect.signature` and `help`
+    show) is made from the cell's, so an argument added to the cell reaches
+    the layer's signature, properties and config without touching the
+    layer. An argument that the cell class fixes itself (its
+    `_fixed_arguments`) goes to the cell, which refuses it with its own
+    `ValueError`. The config is the cell's, flattened into the layer's, so
+    `from_config` is `cls(**config)`.
+
+    The layer checks its inputs (rank 3, floating point, the built width,
+    at least one step; a boolean `(batch, timesteps)` mask) and zeroes the
+    inputs at masked steps (so NaN or inf there reaches neither the outputs
+    nor the gradients).
 
     The loop contract. A cell run by this layer has, besides Keras' cell
     contract (`state_size`, `output_size`, `call(inputs, states,
@@ -56,37 +116,69 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
     `backend.lstm` explicitly.
     """
 
-    def __init__(
-        self,
-        cell_class,
-        cell_args,
-        *,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        zero_output_for_mask=False,
-        **kwargs,
-    ):
-        cell = cell_class(
+    # Set by a subclass: the cell class it wraps.
+    cell_class = None
+    # Made from `cell_class` for each subclass that sets it.
+    _cell_argument_names = ()
+    _signature = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "cell_class" not in vars(cls):
+            return
+        parameters = cell_parameters(cls.cell_class)
+        cls._cell_argument_names = tuple(p.name for p in parameters)
+        for name in cls._cell_argument_names:
+            if name not in vars(cls):
+                setattr(cls, name, _cell_property(name))
+        cls._signature = inspect.Signature(
+            [
+                inspect.Parameter(
+                    "self", inspect.Parameter.POSITIONAL_OR_KEYWORD
+                ),
+                *parameters,
+                *(
+                    inspect.Parameter(
+                        name, inspect.Parameter.KEYWORD_ONLY, default=False
+                    )
+                    for name in RNN_OPTIONS
+                ),
+                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+            ]
+        )
+        if "__init__" not in vars(cls):
+            # An `__init__` of the subclass's own, for its signature alone.
+            def init(self, *args, **kwargs):
+                CellRNN.__init__(self, *args, **kwargs)
+
+            init.__signature__ = cls._signature
+            init.__name__ = "__init__"
+            init.__qualname__ = f"{cls.__qualname__}.__init__"
+            init.__module__ = cls.__module__
+            cls.__init__ = init
+
+    def __init__(self, *args, **kwargs):
+        arguments = self._signature.bind(self, *args, **kwargs).arguments
+        kwargs = arguments.pop("kwargs", {})
+        options = {name: arguments.pop(name, False) for name in RNN_OPTIONS}
+        # Keras' RNN takes any value here; `"no"` would mean True.
+        for name, value in options.items():
+            check_bool(name, value)
+        cell_args = {
+            name: arguments[name]
+            for name in self._cell_argument_names
+            if name in arguments
+        }
+        for name in getattr(self.cell_class, "_fixed_arguments", ()):
+            if name in kwargs:
+                cell_args[name] = kwargs.pop(name)
+        cell = self.cell_class(
             **cell_args,
             dtype=kwargs.get("dtype"),
             trainable=kwargs.get("trainable", True),
             name="cell",
         )
-        # Keras' RNN takes any value here; `"no"` would mean True.
-        flags = {
-            "return_sequences": return_sequences,
-            "return_state": return_state,
-            "go_backwards": go_backwards,
-            "stateful": stateful,
-            "unroll": unroll,
-            "zero_output_for_mask": zero_output_for_mask,
-        }
-        for name, value in flags.items():
-            check_bool(name, value)
-        super().__init__(cell, **flags, **kwargs)
+        super().__init__(cell, **options, **kwargs)
 
     # The last-axis size the layer was built for (`None` until built).
     _built_features = None
@@ -147,85 +239,17 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
         def step(inputs, states):
             return cell.step(inputs, states, loop_state)
 
-        options = _LoopOptions(
+        return rnn_inner_loop(
             step,
+            step_inputs,
+            initial_state,
+            mask,
             go_backwards=self.go_backwards,
             unroll=self.unroll,
             stateful=self.stateful,
             zero_output_for_mask=zero_output_for_mask,
             return_sequences=return_sequences,
         )
-        return keras.layers.RNN.inner_loop(
-            options, step_inputs, initial_state, mask
-        )
-
-    @property
-    def units(self):
-        return self.cell.units
-
-    @property
-    def activation(self):
-        return self.cell.activation
-
-    @property
-    def recurrent_activation(self):
-        return self.cell.recurrent_activation
-
-    @property
-    def use_bias(self):
-        return self.cell.use_bias
-
-    @property
-    def unit_forget_bias(self):
-        return self.cell.unit_forget_bias
-
-    @property
-    def kernel_initializer(self):
-        return self.cell.kernel_initializer
-
-    @property
-    def recurrent_initializer(self):
-        return self.cell.recurrent_initializer
-
-    @property
-    def bias_initializer(self):
-        return self.cell.bias_initializer
-
-    @property
-    def kernel_regularizer(self):
-        return self.cell.kernel_regularizer
-
-    @property
-    def recurrent_regularizer(self):
-        return self.cell.recurrent_regularizer
-
-    @property
-    def bias_regularizer(self):
-        return self.cell.bias_regularizer
-
-    @property
-    def kernel_constraint(self):
-        return self.cell.kernel_constraint
-
-    @property
-    def recurrent_constraint(self):
-        return self.cell.recurrent_constraint
-
-    @property
-    def bias_constraint(self):
-        return self.cell.bias_constraint
-
-    @property
-    def dropout(self):
-        return self.cell.dropout
-
-    @property
-    def recurrent_dropout(self):
-        return self.cell.recurrent_dropout
-
-    @property
-    def seed(self):
-        return self.cell.seed
 
     def get_config(self):
         config = {
@@ -240,32 +264,3 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
     @classmethod
     def from_config(cls, config):
         return cls(**config)
-
-
-class _LoopOptions:
-    """What `keras.layers.RNN.inner_loop` reads of its layer, given here.
-
-    `RNN.inner_loop` is Keras' public way into its backend time loop
-    (`backend.rnn`, which Keras does not export). It reads the loop options
-    from the layer's public attributes and steps `cell`. Passed this object
-    in place of the layer, it steps the function given here with the
-    options given here, so that neither the layer's attributes nor its cell
-    change during a call.
-    """
-
-    def __init__(
-        self,
-        step,
-        *,
-        go_backwards,
-        unroll,
-        stateful,
-        zero_output_for_mask,
-        return_sequences,
-    ):
-        self.cell = step
-        self.go_backwards = go_backwards
-        self.unroll = unroll
-        self.stateful = stateful
-        self.zero_output_for_mask = zero_output_for_mask
-        self.return_sequences = return_sequences

@@ -4,6 +4,9 @@ import keras
 import numpy as np
 from keras import ops
 
+# Re-exported: the layers' checks import it from here.
+from keras_recurrent._compat import in_xla_context  # noqa: F401
+
 
 def on_meta_device(*tensors):
     """Whether PyTorch tensors are on the `"meta"` device (shape inference).
@@ -57,24 +60,6 @@ def narrowed_by_conversion(*arrays):
         and array.dtype.itemsize * 8 - (array.dtype.kind == "i") > 31
         for array in arrays
     )
-
-
-def in_xla_context():
-    """Whether the layer is being traced for XLA (`jit_compile=True`).
-
-    True on every backend but TensorFlow and PyTorch, whose traced code is
-    compiled whole by XLA (JAX), and inside a TensorFlow function compiled
-    with XLA: there, shapes must be static and run-time assertions do not
-    run.
-    """
-    backend = keras.backend.backend()
-    if backend == "torch":
-        return False
-    if backend != "tensorflow":
-        return True
-    import tensorflow as tf
-
-    return tf.__internal__.get_enclosing_xla_context() is not None
 
 
 def torch_exporting():

@@ -4,38 +4,23 @@ One input mask and one recurrent mask per sequence, reused at every time
 step. `SequenceDropout` makes them; it is the only place in the package that
 does.
 
-The one dependence on Keras beyond its public API is a class identity.
-`keras.layers.RNN` (and so `Bidirectional`, and `StackedRNNCells` inside an
-`RNN`) asks a cell for its masks before the time loop, and clears them after
-it, only when the cell is an instance of the class that gives the public
-`keras.layers.LSTMCell` its `get_dropout_mask`; Keras does not export that
-class. A cell that is not an instance would make its masks inside the loop,
-where they would change at every step (or, under `jax.jit`, leak from the
-traced loop). `SequenceDropout` therefore derives from that class, found
-through `LSTMCell`'s bases, for the `isinstance` check alone: it implements
-the four public methods the check leads Keras to call, with attributes of
-its own, and uses nothing else of the Keras class.
+The one dependence on Keras beyond its public API is a class identity:
+`keras.layers.RNN` makes a cell's masks once per sequence only for instances
+of the unexported class `keras_recurrent._compat.KERAS_DROPOUT_CELL` (a
+cell that is not one would make its masks inside the loop, where they would
+change at every step or, under `jax.jit`, leak from the traced loop).
+`SequenceDropout` derives from that class for the `isinstance` check alone:
+it implements the four public methods the check leads Keras to call, with
+attributes of its own, and uses nothing else of the Keras class.
 """
 
 import keras
 from keras import ops
 
-
-def _keras_dropout_cell_class():
-    """The base of `keras.layers.LSTMCell` that defines `get_dropout_mask`."""
-    for klass in keras.layers.LSTMCell.__mro__[1:]:
-        if "get_dropout_mask" in vars(klass):
-            return klass
-    raise ImportError(
-        "keras_recurrent needs the base class of `keras.layers.LSTMCell` "
-        "that defines `get_dropout_mask`: `keras.layers.RNN` makes dropout "
-        "masks once per sequence only for its instances. Received: "
-        f"keras {keras.__version__}, whose LSTMCell bases are "
-        f"{[klass.__name__ for klass in keras.layers.LSTMCell.__mro__]}"
-    )
+from keras_recurrent._compat import KERAS_DROPOUT_CELL
 
 
-class SequenceDropout(_keras_dropout_cell_class()):
+class SequenceDropout(KERAS_DROPOUT_CELL):
     """Mixin of the cells: one dropout mask per sequence, from `seed_generator`.
 
     The cell sets `dropout`, `recurrent_dropout` and `seed_generator`, and

@@ -11,6 +11,8 @@ import warnings
 from keras import ops
 
 from keras_recurrent._checks import check_option
+from keras_recurrent.layers._gates import gru_step
+from keras_recurrent.layers._gates import lstm_step
 
 
 class _Unit:
@@ -46,10 +48,15 @@ class GRUUnit(_Unit):
         del c
         z_x, r_x, h_x = ops.split(z, 3, axis=-1)
         z_h, r_h = ops.split(recurrent, 2, axis=-1)
-        update = self.recurrent_activation(z_x + z_h)
-        reset = self.recurrent_activation(r_x + r_h)
-        candidate = self.activation(h_x + reset * feedback)
-        h = update * h + (1.0 - update) * candidate
+        h = gru_step(
+            z_x + z_h,
+            r_x + r_h,
+            h_x,
+            feedback,
+            h,
+            self.activation,
+            self.recurrent_activation,
+        )
         return h, [h]
 
 
@@ -64,11 +71,15 @@ class LSTMUnit(_Unit):
         del h
         i_x, f_x, c_x, o_x = ops.split(z, 4, axis=-1)
         i_h, f_h, o_h = ops.split(recurrent, 3, axis=-1)
-        i = self.recurrent_activation(i_x + i_h)
-        f = self.recurrent_activation(f_x + f_h)
-        o = self.recurrent_activation(o_x + o_h)
-        c = f * c + i * self.activation(c_x + feedback)
-        h = o * self.activation(c)
+        h, c = lstm_step(
+            i_x + i_h,
+            f_x + f_h,
+            c_x + feedback,
+            o_x + o_h,
+            c,
+            self.activation,
+            self.recurrent_activation,
+        )
         return h, [h, c]
 
 

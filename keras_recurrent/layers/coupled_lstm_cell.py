@@ -46,40 +46,10 @@ class CoupledLSTMCell(LSTMVariantCell):
         use_peepholes: Whether the forget and output gates read the cell
             state. Defaults to `True` (Greff et al.'s CIFG); `False` drops the
             peephole weights and is faster.
-        activation: Cell input and output activation. Defaults to `"tanh"`.
-        recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
-        use_bias: Whether to add `bias`. Defaults to `True`.
-        kernel_initializer: Initializer for `kernel`.
-            Defaults to `"glorot_uniform"`.
-        recurrent_initializer: Initializer for `recurrent_kernel`.
-            Defaults to `"orthogonal"`.
-        bias_initializer: Initializer for `bias`. Defaults to `"zeros"`.
-        peephole_initializer: Initializer for the peephole weights.
-            Defaults to `"glorot_uniform"` (as tf.keras' `PeepholeLSTMCell`).
-        projection_initializer: Initializer for `projection_kernel`.
-            Defaults to `"glorot_uniform"`.
-        unit_forget_bias: If `True`, the forget gate's bias block starts at
-            1 (Jozefowicz et al. 2015). Defaults to `True`.
-        kernel_regularizer: Optional regularizer of `kernel`.
-        recurrent_regularizer: Optional regularizer of `recurrent_kernel`.
-        bias_regularizer: Optional regularizer of `bias`.
-        peephole_regularizer: Optional regularizer of the peephole weights.
-        projection_regularizer: Optional regularizer of `projection_kernel`.
-        kernel_constraint: Optional constraint of `kernel`.
-        recurrent_constraint: Optional constraint of `recurrent_kernel`.
-        bias_constraint: Optional constraint of `bias`.
-        peephole_constraint: Optional constraint of the peephole weights.
-        projection_constraint: Optional constraint of `projection_kernel`.
-        dropout: Float in [0, 1). Fraction of the inputs dropped, with one
-            mask per sequence. Defaults to 0.
-        recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped
-            before the recurrent matmul, one mask per sequence. Defaults to 0.
-        cell_clip: Optional positive float; clips the cell state to
-            `[-cell_clip, cell_clip]` before the output gate reads it.
-        projection_units: Optional positive integer; LSTMP projection size
-            (the output and recurrent state width).
-        seed: Random seed for dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: The other arguments of `kr.layers.LSTMVariantCell`, with
+            the same defaults (all but `variant`, which this cell sets itself
+            and refuses), and standard layer keyword arguments, such as
+            `name` and `dtype`.
 
     Call arguments:
         inputs: A 2D tensor `(batch, input_dim)`.
@@ -103,18 +73,11 @@ class CoupledLSTMCell(LSTMVariantCell):
           https://arxiv.org/abs/1503.04069)
     """
 
-    def __init__(self, units, use_peepholes=True, **kwargs):
-        if "variant" in kwargs:
-            raise ValueError(
-                "CoupledLSTMCell does not take `variant`; use "
-                "kr.layers.LSTMVariantCell for other variants. "
-                f"Received: variant={kwargs['variant']!r}"
-            )
-        super().__init__(
-            units, variant="CIFG", use_peepholes=use_peepholes, **kwargs
-        )
+    _fixed_arguments = {"variant": "CIFG"}
 
-    def get_config(self):
-        config = super().get_config()
-        del config["variant"]
-        return config
+    def __init__(self, units, use_peepholes=True, **kwargs):
+        super().__init__(
+            units,
+            use_peepholes=use_peepholes,
+            **self._with_fixed_arguments(kwargs),
+        )

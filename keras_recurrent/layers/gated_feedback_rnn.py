@@ -21,56 +21,20 @@ class GatedFeedbackRNN(CellRNN):
     for a batch, e.g. for `kr.plot.gate_heatmap`. Time and memory of a
     train step grow linearly in the number of steps.
 
-    Each argument of the cell is also a read-only property of the layer, as
-    in `keras.layers.LSTM`: `layer.cell_type`, `layer.kernel_initializer`, ...
+    The layer takes every argument of the cell, with the same defaults (see
+    `kr.layers.GatedFeedbackCell` for each), and each is also a read-only
+    property of the layer, as in `keras.layers.LSTM`: `layer.cell_type`,
+    `layer.kernel_initializer`, ...
 
     Args:
         units: Positive integer (every layer's width) or a list of positive
             integers, one per layer.
-        num_layers: Positive integer, the number of layers. `None` (default)
-            means `len(units)` for a list and 1 for an integer.
-        cell_type: `"simple"` (as `keras.layers.SimpleRNN`), `"gru"` or
-            `"lstm"`. Defaults to `"simple"`. `"tanh"`, the old name of
-            `"simple"`, still works and warns.
-        feedback: `"gated"` (the paper), `"fixed"` (all gates 1) or `"none"`
-            (a plain stacked RNN). Defaults to `"gated"`.
-        output_mode: `"top"` (the last layer's `h`) or `"all"` (all layers'
-            `h`, concatenated). Defaults to `"top"`.
-        activation: Activation of the candidate and (lstm) cell output.
-            Defaults to `"tanh"`.
-        recurrent_activation: Activation of the gru/lstm gates.
-            Defaults to `"sigmoid"`.
-        use_bias: Whether the layers have `bias_j`. Defaults to `True`.
-        kernel_initializer: Initializer of `kernel_j` and `gate_kernel_j`.
-            Defaults to `"glorot_uniform"`.
-        recurrent_initializer: Initializer of `recurrent_kernel_j`,
-            `feedback_kernel_j` and `gate_recurrent_kernel`.
-            Defaults to `"orthogonal"`.
-        bias_initializer: Initializer of `bias_j`. Defaults to `"zeros"`.
-        unit_forget_bias: For lstm, start the forget gate bias at 1.
-            Defaults to `True`.
-        kernel_regularizer, recurrent_regularizer, bias_regularizer: Optional
-            regularizers of the weights of the matching initializer.
-        kernel_constraint, recurrent_constraint, bias_constraint: Optional
-            constraints, likewise.
-        dropout: Float in [0, 1), input dropout rate, one mask per sequence.
-            Defaults to 0.
-        recurrent_dropout: Float in [0, 1), dropout rate of `h*_{t-1}`, one
-            mask per sequence. Defaults to 0.
-        seed: Random seed for dropout.
-        return_sequences: Whether to return the whole output sequence or only
-            the last output. Defaults to `False`.
-        return_state: Whether to return the final states after the output.
-            Defaults to `False`.
-        go_backwards: Process the sequence backwards. Defaults to `False`.
-        stateful: Use the final states of batch `i` as the initial states of
-            batch `i` in the next batch. Defaults to `False`.
-        unroll: Unroll the time loop (short sequences only).
-            Defaults to `False`.
-        zero_output_for_mask: Output zeros, not the last output, at masked
-            steps when `return_sequences`. Defaults to `False`.
-        **kwargs: Standard layer keyword arguments, such as `name`, `dtype`
-            and `activity_regularizer`.
+        **kwargs: The other arguments of `kr.layers.GatedFeedbackCell`
+            (`num_layers`, `cell_type`, `feedback`, ...); the options of
+            `keras.layers.RNN`, each `False` by default: `return_sequences`,
+            `return_state`, `go_backwards`, `stateful`, `unroll` and
+            `zero_output_for_mask`; and standard layer keyword arguments,
+            such as `name`, `dtype` and `activity_regularizer`.
 
     Call arguments:
         sequences: A 3D float tensor `(batch, timesteps, features)`.
@@ -102,70 +66,7 @@ class GatedFeedbackRNN(CellRNN):
           https://arxiv.org/abs/1502.02367)
     """
 
-    def __init__(
-        self,
-        units,
-        num_layers=None,
-        cell_type="simple",
-        feedback="gated",
-        output_mode="top",
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        unit_forget_bias=True,
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        zero_output_for_mask=False,
-        **kwargs,
-    ):
-        super().__init__(
-            GatedFeedbackCell,
-            {
-                "units": units,
-                "num_layers": num_layers,
-                "cell_type": cell_type,
-                "feedback": feedback,
-                "output_mode": output_mode,
-                "activation": activation,
-                "recurrent_activation": recurrent_activation,
-                "use_bias": use_bias,
-                "kernel_initializer": kernel_initializer,
-                "recurrent_initializer": recurrent_initializer,
-                "bias_initializer": bias_initializer,
-                "unit_forget_bias": unit_forget_bias,
-                "kernel_regularizer": kernel_regularizer,
-                "recurrent_regularizer": recurrent_regularizer,
-                "bias_regularizer": bias_regularizer,
-                "kernel_constraint": kernel_constraint,
-                "recurrent_constraint": recurrent_constraint,
-                "bias_constraint": bias_constraint,
-                "dropout": dropout,
-                "recurrent_dropout": recurrent_dropout,
-                "seed": seed,
-            },
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            unroll=unroll,
-            zero_output_for_mask=zero_output_for_mask,
-            **kwargs,
-        )
+    cell_class = GatedFeedbackCell
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
         if (
@@ -226,22 +127,6 @@ class GatedFeedbackRNN(CellRNN):
             sequences, mask=mask, initial_state=initial_state
         )
         return ops.flip(gates, axis=1) if self.go_backwards else gates
-
-    @property
-    def num_layers(self):
-        return self.cell.num_layers
-
-    @property
-    def cell_type(self):
-        return self.cell.cell_type
-
-    @property
-    def feedback(self):
-        return self.cell.feedback
-
-    @property
-    def output_mode(self):
-        return self.cell.output_mode
 
 
 def _carry_last_valid(outputs, mask):

@@ -15,6 +15,8 @@ from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._dropout import SequenceDropout
+from keras_recurrent.layers._gates import lstm_cell_state
+from keras_recurrent.layers._gates import lstm_output
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
@@ -167,6 +169,24 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
           Network Architectures for Large Vocabulary Speech Recognition](
           https://arxiv.org/abs/1402.1128)
     """
+
+    # The arguments that a subclass sets itself, with their values (e.g.
+    # `PeepholeLSTMCell` is variant "V" with peepholes); it refuses them and
+    # leaves them out of its config.
+    _fixed_arguments = {}
+
+    @classmethod
+    def _with_fixed_arguments(cls, kwargs):
+        """`kwargs` and the class's fixed arguments; refuses any of those
+        in `kwargs`."""
+        for name in cls._fixed_arguments:
+            if name in kwargs:
+                raise ValueError(
+                    f"{cls.__name__} does not take `{name}`; use "
+                    "kr.layers.LSTMVariantCell for other variants. "
+                    f"Received: {name}={kwargs[name]!r}"
+                )
+        return {**kwargs, **cls._fixed_arguments}
 
     def __init__(
         self,
@@ -480,14 +500,14 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         g = blocks["c"]
         if self._structure["input_activation"]:
             g = self.activation(g)
-        new_input = g if i is None else i * g
-        c = new_input + (c_tm1 if f is None else f * c_tm1)
+        c = lstm_cell_state(i, g, f, c_tm1)
         if self.cell_clip is not None:
             c = ops.clip(c, -self.cell_clip, self.cell_clip)
         o = gate("o", c) if self._has_gate("o") else None
-        h = self.activation(c) if self._structure["output_activation"] else c
-        if o is not None:
-            h = o * h
+        output_activation = (
+            self.activation if self._structure["output_activation"] else None
+        )
+        h = lstm_output(o, c, output_activation)
         if self.projection_units:
             h = ops.matmul(h, weights["projection_kernel"])
         new_states = [h, c]
@@ -536,5 +556,7 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
                 self, ("kernel", "recurrent", "bias", "peephole", "projection")
             )
         )
+        for name in self._fixed_arguments:
+            del config[name]
         base_config = super().get_config()
         return {**base_config, **config}

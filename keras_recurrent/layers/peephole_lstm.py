@@ -10,74 +10,24 @@ from keras_recurrent.layers.peephole_lstm_cell import PeepholeLSTMCell
 class PeepholeLSTM(LSTMVariant):
     """Peephole LSTM layer (Gers & Schmidhuber 2000).
 
-    A thin `keras.layers.RNN` around `kr.layers.PeepholeLSTMCell`:
+    A thin `keras.layers.RNN` around `kr.layers.PeepholeLSTMCell`, the
+    vanilla LSTM of Greff et al. (2017), whose gates read the cell state;
+    see the cell for the equations and the weights (`layer.cell.*`).
 
-    ```
-    i = σ(x W_i + h_{t-1} U_i + p_i ⊙ c_{t-1} + b_i)
-    f = σ(x W_f + h_{t-1} U_f + p_f ⊙ c_{t-1} + b_f)
-    c_t = f ⊙ c_{t-1} + i ⊙ tanh(x W_c + h_{t-1} U_c + b_c)
-    o = σ(x W_o + h_{t-1} U_o + p_o ⊙ c_t + b_o)
-    h_t = o ⊙ tanh(c_t)
-    ```
-
-    Weights (`layer.cell.*`): `kernel` `(input_dim, 4 * units)`,
-    `recurrent_kernel` `(state_dim, 4 * units)`, both with gate blocks
-    `[i, f, c, o]`; `bias` `(4 * units,)`; `input_gate_peephole_weights`,
-    `forget_gate_peephole_weights`, `output_gate_peephole_weights`
-    `(units,)`; `projection_kernel` `(units, projection_units)` with a
-    projection.
-
-    Each argument of the cell is also a read-only property of the layer, as
-    in `keras.layers.LSTM`: `layer.cell_clip`, `layer.kernel_initializer`, ...
+    The layer takes every argument of the cell, with the same defaults (see
+    `kr.layers.PeepholeLSTMCell`), and each is also a read-only property of
+    the layer, as in `keras.layers.LSTM`: `layer.cell_clip`,
+    `layer.kernel_initializer`, ... Like the cell, it refuses `variant` and
+    `use_peepholes`.
 
     Args:
         units: Positive integer, dimensionality of the cell state.
-        activation: Cell input and output activation. Defaults to `"tanh"`.
-        recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
-        use_bias: Whether to add `bias`. Defaults to `True`.
-        kernel_initializer: Initializer for `kernel`.
-            Defaults to `"glorot_uniform"`.
-        recurrent_initializer: Initializer for `recurrent_kernel`.
-            Defaults to `"orthogonal"`.
-        bias_initializer: Initializer for `bias`. Defaults to `"zeros"`.
-        peephole_initializer: Initializer for the peephole weights.
-            Defaults to `"glorot_uniform"` (as tf.keras' `PeepholeLSTMCell`).
-        projection_initializer: Initializer for `projection_kernel`.
-            Defaults to `"glorot_uniform"`.
-        unit_forget_bias: If `True`, the forget gate's bias block starts at
-            1 (Jozefowicz et al. 2015). Defaults to `True`.
-        kernel_regularizer: Optional regularizer of `kernel`.
-        recurrent_regularizer: Optional regularizer of `recurrent_kernel`.
-        bias_regularizer: Optional regularizer of `bias`.
-        peephole_regularizer: Optional regularizer of the peephole weights.
-        projection_regularizer: Optional regularizer of `projection_kernel`.
-        kernel_constraint: Optional constraint of `kernel`.
-        recurrent_constraint: Optional constraint of `recurrent_kernel`.
-        bias_constraint: Optional constraint of `bias`.
-        peephole_constraint: Optional constraint of the peephole weights.
-        projection_constraint: Optional constraint of `projection_kernel`.
-        dropout: Float in [0, 1). Fraction of the inputs dropped, with one
-            mask per sequence. Defaults to 0.
-        recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped
-            before the recurrent matmul, one mask per sequence. Defaults to 0.
-        cell_clip: Optional positive float; clips the cell state to
-            `[-cell_clip, cell_clip]` before the output gate reads it.
-        projection_units: Optional positive integer; LSTMP projection size
-            (the output and recurrent state width).
-        seed: Random seed for dropout.
-        return_sequences: Whether to return the whole output sequence or only
-            the last output. Defaults to `False`.
-        return_state: Whether to return the final states after the output.
-            Defaults to `False`.
-        go_backwards: Process the sequence backwards. Defaults to `False`.
-        stateful: Use the final states of batch `i` as the initial states of
-            batch `i` in the next batch. Defaults to `False`.
-        unroll: Unroll the time loop (short sequences only).
-            Defaults to `False`.
-        zero_output_for_mask: Output zeros, not the last output, at masked
-            steps when `return_sequences`. Defaults to `False`.
-        **kwargs: Standard layer keyword arguments, such as `name`, `dtype`
-            and `activity_regularizer`.
+        **kwargs: The other arguments of `kr.layers.PeepholeLSTMCell`
+            (`cell_clip`, `projection_units`, ...); the options of
+            `keras.layers.RNN`, each `False` by default: `return_sequences`,
+            `return_state`, `go_backwards`, `stateful`, `unroll` and
+            `zero_output_for_mask`; and standard layer keyword arguments,
+            such as `name`, `dtype` and `activity_regularizer`.
 
     Call arguments:
         sequences: A 3D float tensor `(batch, timesteps, features)`.
@@ -103,10 +53,4 @@ class PeepholeLSTM(LSTMVariant):
           https://arxiv.org/abs/1503.04069)
     """
 
-    _cell_class = PeepholeLSTMCell
-    _fixed_cell_args = ("variant", "use_peepholes")
-
-    def __init__(self, units, **kwargs):
-        # The signature a user reads: no `variant` or `use_peepholes`. The
-        # other arguments are `LSTMVariant`'s, with the same defaults.
-        super().__init__(units, **kwargs)
+    cell_class = PeepholeLSTMCell

@@ -43,40 +43,10 @@ class PeepholeLSTMCell(LSTMVariantCell):
 
     Args:
         units: Positive integer, dimensionality of the cell state.
-        activation: Cell input and output activation. Defaults to `"tanh"`.
-        recurrent_activation: Gate activation. Defaults to `"sigmoid"`.
-        use_bias: Whether to add `bias`. Defaults to `True`.
-        kernel_initializer: Initializer for `kernel`.
-            Defaults to `"glorot_uniform"`.
-        recurrent_initializer: Initializer for `recurrent_kernel`.
-            Defaults to `"orthogonal"`.
-        bias_initializer: Initializer for `bias`. Defaults to `"zeros"`.
-        peephole_initializer: Initializer for the peephole weights.
-            Defaults to `"glorot_uniform"` (as tf.keras' `PeepholeLSTMCell`).
-        projection_initializer: Initializer for `projection_kernel`.
-            Defaults to `"glorot_uniform"`.
-        unit_forget_bias: If `True`, the forget gate's bias block starts at
-            1 (Jozefowicz et al. 2015). Defaults to `True`.
-        kernel_regularizer: Optional regularizer of `kernel`.
-        recurrent_regularizer: Optional regularizer of `recurrent_kernel`.
-        bias_regularizer: Optional regularizer of `bias`.
-        peephole_regularizer: Optional regularizer of the peephole weights.
-        projection_regularizer: Optional regularizer of `projection_kernel`.
-        kernel_constraint: Optional constraint of `kernel`.
-        recurrent_constraint: Optional constraint of `recurrent_kernel`.
-        bias_constraint: Optional constraint of `bias`.
-        peephole_constraint: Optional constraint of the peephole weights.
-        projection_constraint: Optional constraint of `projection_kernel`.
-        dropout: Float in [0, 1). Fraction of the inputs dropped, with one
-            mask per sequence. Defaults to 0.
-        recurrent_dropout: Float in [0, 1). Fraction of `h_{t-1}` dropped
-            before the recurrent matmul, one mask per sequence. Defaults to 0.
-        cell_clip: Optional positive float; clips the cell state to
-            `[-cell_clip, cell_clip]` before the output gate reads it.
-        projection_units: Optional positive integer; LSTMP projection size
-            (the output and recurrent state width).
-        seed: Random seed for dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: The other arguments of `kr.layers.LSTMVariantCell`, with
+            the same defaults (all but `variant` and `use_peepholes`, which
+            this cell sets itself and refuses), and standard layer keyword
+            arguments, such as `name` and `dtype`.
 
     Call arguments:
         inputs: A 2D tensor `(batch, input_dim)`.
@@ -103,17 +73,7 @@ class PeepholeLSTMCell(LSTMVariantCell):
           https://arxiv.org/abs/1503.04069)
     """
 
-    def __init__(self, units, **kwargs):
-        for fixed in ("variant", "use_peepholes"):
-            if fixed in kwargs:
-                raise ValueError(
-                    f"PeepholeLSTMCell does not take `{fixed}`; use "
-                    "kr.layers.LSTMVariantCell for other variants. "
-                    f"Received: {fixed}={kwargs[fixed]!r}"
-                )
-        super().__init__(units, variant="V", use_peepholes=True, **kwargs)
+    _fixed_arguments = {"variant": "V", "use_peepholes": True}
 
-    def get_config(self):
-        config = super().get_config()
-        del config["variant"], config["use_peepholes"]
-        return config
+    def __init__(self, units, **kwargs):
+        super().__init__(units, **self._with_fixed_arguments(kwargs))

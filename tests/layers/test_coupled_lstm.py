@@ -2,6 +2,7 @@ import pathlib
 
 import keras
 import numpy as np
+import pytest
 
 import keras_recurrent as kr
 from tests.layers.cell_layer_api import LSTM_CELL_OVERRIDES
@@ -44,3 +45,13 @@ def test_keras_file_saved_with_the_old_default_loads():
     assert layer.use_peepholes is False
     names = [w.path.split("/")[-1] for w in layer.weights]
     assert names == ["kernel", "recurrent_kernel", "bias"]
+
+
+@pytest.mark.parametrize("variant", ["CIFG", "V"])
+def test_refuses_a_variant_as_the_cell_does(variant):
+    with pytest.raises(ValueError) as cell_error:
+        kr.layers.CoupledLSTMCell(4, variant=variant)
+    with pytest.raises(ValueError) as layer_error:
+        kr.layers.CoupledLSTM(4, variant=variant)
+    assert str(layer_error.value) == str(cell_error.value)
+    assert f"Received: variant={variant!r}" in str(layer_error.value)

@@ -1,3 +1,5 @@
+import pytest
+
 import keras_recurrent as kr
 from tests.layers.cell_layer_api import LSTM_CELL_OVERRIDES
 from tests.layers.cell_layer_api import check_cell_arguments_exposed
@@ -20,3 +22,17 @@ def test_cell_arguments_are_explicit_properties():
     check_cell_arguments_exposed(
         kr.layers.PeepholeLSTM, {"units": 7}, LSTM_CELL_OVERRIDES
     )
+
+
+@pytest.mark.parametrize(
+    "fixed", [{"variant": "V"}, {"variant": "NP"}, {"use_peepholes": True}]
+)
+def test_refuses_what_the_cell_refuses(fixed):
+    # Once accepted silently when equal to the default (`variant="V"`).
+    with pytest.raises(ValueError) as cell_error:
+        kr.layers.PeepholeLSTMCell(4, **fixed)
+    with pytest.raises(ValueError) as layer_error:
+        kr.layers.PeepholeLSTM(4, **fixed)
+    assert str(layer_error.value) == str(cell_error.value)
+    name, value = next(iter(fixed.items()))
+    assert f"Received: {name}={value!r}" in str(layer_error.value)
