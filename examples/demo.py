@@ -91,6 +91,14 @@ class ClippedSequenceHyperModel(kr.tuning.SequenceHyperModel):
         )
         return model
 
+    def fit(self, hp, model, *args, callbacks=None, **kwargs):
+        # keras-tuner copies the callbacks for each trial: name its cell type
+        # in its epoch lines.
+        for callback in callbacks or ():
+            if isinstance(callback, EpochLine):
+                callback.prefix = f"  trial ({hp.get('cell_type')}) "
+        return super().fit(hp, model, *args, callbacks=callbacks, **kwargs)
+
 
 def verdict(mse, baseline):
     """How a test MSE compares with the baseline, in words."""
@@ -200,7 +208,7 @@ def main(argv=None):
         epochs=args.epochs,
         validation_data=(x_val, y_val),
         verbose=0,
-        callbacks=[EpochLine("  trial ")],
+        callbacks=[EpochLine()],  # Named per trial by the HyperModel.
     )
     for trial in tuner.oracle.get_best_trials(args.trials):
         values = trial.hyperparameters.values

@@ -66,7 +66,15 @@ def gate_heatmap(gates, path, mask=None, per_time=False, title=None):
     mean = weighted.sum(axis=(0, 1)) / weights.sum()
     num_layers = gates.shape[-1]
 
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(
+            "kr.plot.gate_heatmap needs matplotlib, which keras_recurrent "
+            "does not install by default: `pip install keras-recurrent[plot]` "
+            "(from a clone, `pip install -e .[plot]`), or `pip install "
+            "matplotlib`."
+        ) from error
 
     panels = 2 if per_time else 1
     figure = Figure(figsize=(4.5 * panels + 0.5, 4.0))

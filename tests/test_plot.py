@@ -1,3 +1,5 @@
+import os
+import pathlib
 import subprocess
 import sys
 
@@ -5,6 +7,8 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _gates(seed=0):
@@ -61,8 +65,15 @@ def test_the_package_works_without_matplotlib(tmp_path):
         "import keras_recurrent as kr\n"
         "try:\n"
         "    kr.plot.gate_heatmap(np.ones((1, 1, 2, 2)), 'unused.png')\n"
-        "except ImportError:\n"
+        "except ImportError as error:\n"
+        "    assert 'pip install keras-recurrent[plot]' in str(error), error\n"
         "    sys.exit(0)\n"
         "sys.exit('gate_heatmap ran without matplotlib')\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
+    subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        cwd=tmp_path,
+        # This checkout, not whichever one the environment installed.
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )

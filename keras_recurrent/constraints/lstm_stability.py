@@ -48,7 +48,10 @@ class LSTMStability(keras.constraints.Constraint):
     column); a kernel inside the region is returned unchanged. Keras applies
     the constraint after every optimizer update, so training stays in the
     stable set after every step (not before the first one: Keras does not
-    constrain the initial weights).
+    constrain the initial weights, and under `"mixed_float16"` the loss
+    scale optimizer skips the first steps, constraint included, while its
+    scaled gradients overflow; call `kr.constraints.constrain_weights(model)`
+    once the model is built to start inside the region).
 
     Use it as the `recurrent_constraint` of `keras.layers.LSTM` or of
     `kr.layers.LSTMVariant(variant="NP")`, the LSTM the proposition is

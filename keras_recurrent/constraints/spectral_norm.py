@@ -47,8 +47,11 @@ class SpectralNorm(keras.constraints.Constraint):
     A matrix already inside the ball is returned unchanged. The SVD costs
     `O(n^3)` per update for an `n x n` kernel. Keras does not apply
     constraints to the initial weights: the condition holds from the first
-    update on (or initialize inside the ball, e.g. with
-    `keras.initializers.Orthogonal(gain=λ)`).
+    update on (under `"mixed_float16"` the loss scale optimizer may skip
+    the first steps, constraint included). Call
+    `kr.constraints.constrain_weights(model)` once the model is built, or
+    initialize inside the ball, e.g. with
+    `keras.initializers.Orthogonal(gain=λ)`.
 
     Use it as the `recurrent_constraint` of `keras.layers.SimpleRNN` (its
     `recurrent_kernel` is `W`, `(units, units)`). For an LSTM, whose

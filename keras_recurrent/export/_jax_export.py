@@ -15,7 +15,7 @@ import tensorflow as tf
 # `kr.trees.tree_inputs` and `kr.graphs.graph_inputs` give their inputs):
 # jax2tf must see one dimension variable for `N` (and one for `E`), else it
 # cannot prove the tensors agree and the layers' shape checks fail.
-_SHARED_AXES = {
+SHARED_AXES = {
     "node_inputs": {1: "nodes"},
     "node_tokens": {1: "nodes"},
     "children": {1: "nodes"},
@@ -52,7 +52,7 @@ def polymorphic_shapes(specs, shapes=None):
     fresh = (f"d{i}" for i in itertools.count())
     result = []
     for spec in specs:
-        shared = _SHARED_AXES.get(spec.name, {})
+        shared = SHARED_AXES.get(spec.name, {})
         dims = []
         for axis, size in enumerate(spec.shape.as_list()):
             if size is not None:
@@ -69,6 +69,13 @@ def _mask_shape(input_shape):
     """`(batch, T)` of the mask of an input of shape string `input_shape`."""
     dims = [dim.strip() for dim in input_shape.strip("()").split(",")]
     return f"({dims[0]}, {dims[1]})"
+
+
+def _with_filler(value, count, filler):
+    """`value` with `count` examples of `filler` appended on axis 0."""
+    shape = tf.concat([[count], tf.shape(value)[1:]], axis=0)
+    filler = tf.fill(shape, tf.cast(filler, value.dtype))
+    return tf.concat([value, filler], axis=0)
 
 
 def write_saved_model(
@@ -119,10 +126,26 @@ def write_saved_model(
         stateless_call, polymorphic_shapes=shapes, with_gradient=False
     )
 
+    names = [spec.name for spec in specs]
+
     def serve(*args):
         inputs, mask = prepare(args)
-        extra = [mask] if with_mask else []
-        return converted(list(module.model_variables), *inputs, *extra)
+        values = [*inputs, mask] if with_mask else inputs
+        # jax2tf's dimension variables are at least 1: a batch of 0 runs as
+        # one example of filler (no children, no edges, a masked sequence),
+        # whose outputs are dropped.
+        batch = tf.shape(values[0])[0]
+        missing = tf.maximum(1 - batch, 0)
+        values = [
+            _with_filler(
+                value,
+                missing,
+                -1 if index < len(inputs) and names[index] == "children" else 0,
+            )
+            for index, value in enumerate(values)
+        ]
+        outputs = converted(list(module.model_variables), *values)
+        return {key: output[:batch] for key, output in outputs.items()}
 
     module.serve = tf.function(serve, input_signature=specs, autograph=False)
     try:

@@ -104,7 +104,17 @@ def export_saved_model(
     `InvalidArgumentError` naming `lengths` and the values received when a
     length is below 0 or above the padded length `T`, when `lengths` does
     not hold one length per sequence, or when `T = 0`. A batch of 0
-    sequences gives outputs with a batch of 0.
+    sequences gives outputs with a batch of 0 (from every backend). Tree and
+    graph tensors (named as `kr.trees.tree_inputs` and
+    `kr.graphs.graph_inputs` name them) are not sequences: their
+    `node_mask` marks the real nodes, and `lengths=True` is a `ValueError`
+    for a model without another sequence input.
+
+    A served tree model (a `"children"` input) fails with an
+    `InvalidArgumentError` on trees of 0 nodes, as the layers do when they
+    are built. A model with `stateful=True` layers is refused with a
+    `ValueError`: served, it would keep its state from one request to the
+    next. Export a copy built with `stateful=False` and the same weights.
 
     Every backend gives the same SavedModel: same signature names, inputs
     and outputs, and outputs within float32 rounding (1e-5) of the
@@ -172,37 +182,9 @@ def export_saved_model(
         )
     lengths = check_bool("lengths", lengths)
     check_string("endpoint_name", endpoint_name)
+    _check_stateless(model)
     model_inputs = _model_inputs(model)
-    if input_signature is None:
-        if model_inputs is None:
-            raise ValueError(
-                f"Model {model.name!r} does not define its inputs (it is not "
-                "a functional or Sequential model built on `keras.Input`), "
-                "so pass `input_signature`. Received: input_signature=None"
-            )
-        specs = [
-            tf.TensorSpec(
-                (None, *tensor.shape[1:]),
-                tensor.dtype,
-                name=_input_name(model, tensor, index),
-            )
-            for index, tensor in enumerate(model_inputs)
-        ]
-    else:
-        specs = _normalize_signature(input_signature, model_inputs)
-    names = [spec.name for spec in specs]
-    if len(set(names)) != len(names):
-        raise ValueError(
-            "The signature's input names must be unique. Received input "
-            f"names {names}; name the `keras.Input`s or the specs of "
-            "`input_signature` differently."
-        )
-    if lengths and LENGTHS_NAME in names:
-        raise ValueError(
-            f"With `lengths=True` the signature gets an input named "
-            f"{LENGTHS_NAME!r}, which a model input already uses. "
-            f"Received input names: {names}"
-        )
+    specs = _model_specs(model, model_inputs, input_signature, lengths)
     prepare, model_call, mask_index = _serving_parts(
         model, model_inputs, specs, lengths
     )
@@ -254,6 +236,61 @@ def export_saved_model(
         archive.add_endpoint(endpoint_name, serve, input_signature=specs)
         archive.add_endpoint(wide_name, serve_wide, input_signature=wide_specs)
         archive.write_out(str(filepath), verbose=False)
+    return specs
+
+
+def _check_stateless(model):
+    """Refuses a model with stateful layers: served, it would carry its
+    state from one request to the next (two equal requests, two answers)."""
+    stateful = [
+        layer.name
+        for layer in model._flatten_layers(include_self=False)
+        if getattr(layer, "stateful", False)
+    ]
+    if stateful:
+        raise ValueError(
+            "Argument `model` has stateful layers "
+            f"({', '.join(stateful)}): served, they would keep their state "
+            "from one request to the next, so two identical requests would "
+            "get different answers. Export a copy of the model built with "
+            "`stateful=False` and the same weights "
+            "(`copy.set_weights(model.get_weights())`), and send each "
+            "sequence whole. Received: model with stateful=True layers"
+        )
+
+
+def _model_specs(model, model_inputs, input_signature, lengths):
+    """The signature's specs of the model inputs (`lengths` excluded)."""
+    if input_signature is None:
+        if model_inputs is None:
+            raise ValueError(
+                f"Model {model.name!r} does not define its inputs (it is not "
+                "a functional or Sequential model built on `keras.Input`), "
+                "so pass `input_signature`. Received: input_signature=None"
+            )
+        specs = [
+            tf.TensorSpec(
+                (None, *tensor.shape[1:]),
+                tensor.dtype,
+                name=_input_name(model, tensor, index),
+            )
+            for index, tensor in enumerate(model_inputs)
+        ]
+    else:
+        specs = _normalize_signature(input_signature, model_inputs)
+    names = [spec.name for spec in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(
+            "The signature's input names must be unique. Received input "
+            f"names {names}; name the `keras.Input`s or the specs of "
+            "`input_signature` differently."
+        )
+    if lengths and LENGTHS_NAME in names:
+        raise ValueError(
+            f"With `lengths=True` the signature gets an input named "
+            f"{LENGTHS_NAME!r}, which a model input already uses. "
+            f"Received input names: {names}"
+        )
     return specs
 
 
@@ -390,17 +427,34 @@ def _sequence_input(model, model_inputs, specs):
                 "but several inputs feed a `Masking` or `Embedding(mask_zero="
                 f"True)` layer. Received inputs: {[s.name for s in specs]}"
             )
+    # The tree and graph tensors (named by `kr.trees.tree_inputs` and
+    # `kr.graphs.graph_inputs`) have a node axis, not a time axis: their
+    # layers take no mask, `node_mask` says which nodes are real.
     sequences = [
         index
         for index, spec in enumerate(specs)
-        if spec.shape.rank is not None and spec.shape.rank >= 3
+        if spec.shape.rank is not None
+        and spec.shape.rank >= 3
+        and spec.name not in _jax_export.SHARED_AXES
     ]
     if len(sequences) != 1:
+        node_tensors = [
+            s.name for s in specs if s.name in _jax_export.SHARED_AXES
+        ]
+        reason = (
+            f" Tree and graph tensors ({node_tensors}) are no sequences: "
+            "their `node_mask` marks the real nodes, so export tree and "
+            "graph models without `lengths`."
+            if node_tensors
+            else ""
+        )
         raise ValueError(
             "With `lengths=True` the model must have exactly one sequence "
             "input of rank >= 3 (batch, timesteps, ...), or one feeding a "
-            "`Masking` or `Embedding(mask_zero=True)` layer. Received input "
-            f"shapes: { {s.name: tuple(s.shape) for s in specs} }"
+            "`Masking` or `Embedding(mask_zero=True)` layer."
+            + reason
+            + " Received input shapes: "
+            f"{ {s.name: tuple(s.shape) for s in specs} }"
         )
     return sequences[0], None
 
@@ -443,7 +497,7 @@ def _serving_parts(model, model_inputs, specs, lengths):
         mask_index = None
 
         def prepare(args):
-            inputs = list(args)
+            inputs = _check_nodes(list(args), specs)
             if sequence_spec is not None:
                 check = _assert_timesteps(inputs[0], sequence_spec.name)
                 with tf.control_dependencies([check]):
@@ -464,7 +518,10 @@ def _serving_parts(model, model_inputs, specs, lengths):
     mask_index = index if pad_value is None else None
 
     def prepare(args):
-        inputs, sequence_lengths = list(args[:-1]), args[-1]
+        inputs, sequence_lengths = (
+            _check_nodes(list(args[:-1]), specs),
+            args[-1],
+        )
         sequences = inputs[index]
         with tf.control_dependencies(
             _check_lengths(sequence_lengths, sequences, specs[index].name)
@@ -484,6 +541,26 @@ def _serving_parts(model, model_inputs, specs, lengths):
         return inputs, None
 
     return prepare, model_call, mask_index
+
+
+def _check_nodes(inputs, specs):
+    """`inputs`, after a run-time check that the trees have a node.
+
+    The tree layers refuse `N = 0` when they are built (the shape is
+    static); a model served with an open `N` would answer zeros for it.
+    """
+    for index, spec in enumerate(specs):
+        if spec.name == "children" and spec.shape.rank == 3:
+            check = tf.debugging.assert_positive(
+                tf.shape(inputs[index])[1],
+                message=(
+                    "The tree model needs trees of at least one (padded) "
+                    "node, `N >= 1`. Received: children.shape[1]"
+                ),
+            )
+            with tf.control_dependencies([check]):
+                inputs[index] = tf.identity(inputs[index])
+    return inputs
 
 
 def _single_sequence_spec(specs):

@@ -13,6 +13,8 @@ from keras_recurrent._batching import with_int32_indices
 from keras_recurrent._batching import zero
 from keras_recurrent._checks import check_dtype
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._dataset_guards import fail_when_empty
+from keras_recurrent._dataset_guards import within_budgets
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.graphs.validation import validate_graph_tensors
 
@@ -85,11 +87,14 @@ def padded_batch(
             dicts.
         batch_size: Positive integer, the number of graphs per batch.
         num_nodes: Optional positive integer `N`, the padded number of nodes
-            of every batch; `tf.data` raises at run time on a larger graph.
-            Defaults to the largest graph of each batch. A fixed size gives
+            of every batch; a larger graph stops the iteration with an
+            `InvalidArgumentError` naming its index in the dataset, its
+            number of nodes and `num_nodes`. Defaults to the largest graph
+            of each batch. A fixed size gives
             static shapes (one trace) and is needed for XLA.
         num_edges: Optional non-negative integer `E`, the padded number of
-            edges; defaults to the most edges of a graph of each batch.
+            edges (a graph with more is named as with `num_nodes`);
+            defaults to the most edges of a graph of each batch.
         drop_remainder: Whether to drop the last, smaller batch.
             Defaults to `False`.
         validate: Whether to check every graph before it is batched, as
@@ -102,6 +107,11 @@ def padded_batch(
             Defaults to `True`.
         num_edge_types: Optional positive integer; with `validate`, edge
             types must lie in `[0, num_edge_types)`.
+
+    A dataset that gives no batch (no graph, or fewer than `batch_size`
+    with `drop_remainder=True`) is a `ValueError` when its size is known,
+    else stops the iteration with an `InvalidArgumentError` once it ends
+    without a batch: `fit` would otherwise train nothing without a word.
 
     Returns:
         The batched `tf.data.Dataset`; each graph dict becomes the padded
@@ -156,12 +166,22 @@ def padded_batch(
         dataset = dataset.map(
             lambda *element: _validated(element, num_edge_types)
         )
-    return dataset.padded_batch(
+    dataset = within_budgets(
+        dataset,
+        _is_graph_spec,
+        [
+            ("node_mask", "nodes", "num_nodes", num_nodes),
+            ("edges", "edges", "num_edges", num_edges),
+        ],
+        "graph",
+    )
+    batched = dataset.padded_batch(
         batch_size,
         padded_shapes=padded_shapes,
         padding_values=padding_values,
         drop_remainder=drop_remainder,
     )
+    return fail_when_empty(batched, "graph")
 
 
 def _validated(element, num_edge_types):

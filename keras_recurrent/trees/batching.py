@@ -11,6 +11,8 @@ from keras_recurrent._batching import with_checked_tensors
 from keras_recurrent._batching import with_int32_indices
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._dataset_guards import fail_when_empty
+from keras_recurrent._dataset_guards import within_budgets
 from keras_recurrent._rules import FINITE_INPUTS_RULE
 from keras_recurrent._rules import first_problem
 from keras_recurrent.trees.schedule import TREE_LEVELS
@@ -107,9 +109,10 @@ def padded_batch(
         dataset: A `tf.data.Dataset` whose elements hold one tree dict.
         batch_size: Positive integer, the number of trees per batch.
         num_nodes: Optional positive integer `N`, a fixed padded number of
-            nodes (static shapes); `tf.data` raises at run time on a larger
-            tree. Defaults to the largest tree of each batch. Not with
-            `bucket_boundaries`.
+            nodes (static shapes); a larger tree stops the iteration with an
+            `InvalidArgumentError` naming its index in the dataset, its
+            number of nodes and `num_nodes`. Defaults to the largest tree of
+            each batch. Not with `bucket_boundaries`.
         bucket_boundaries: Optional increasing list of positive integers:
             trees with fewer nodes than `bucket_boundaries[0]` form the
             first bucket, and so on. Defaults to `None`, no bucketing.
@@ -139,6 +142,11 @@ def padded_batch(
             `tf.distribute` splits a global batch of a multiple of 8 times
             the replicas). Defaults to `True`; `False` gives a schedule per
             tree, which survives any split.
+
+    A dataset that gives no batch (no tree, or fewer than `batch_size` with
+    `drop_remainder=True`) is a `ValueError` when its size is known, else
+    stops the iteration with an `InvalidArgumentError` once it ends without
+    a batch: `fit` would otherwise train nothing without a word.
 
     Returns:
         The batched `tf.data.Dataset`; each tree dict becomes the padded
@@ -184,6 +192,12 @@ def padded_batch(
     )
     if validate:
         dataset = dataset.map(_validated)
+    dataset = within_budgets(
+        dataset,
+        _is_tree_spec,
+        [("node_mask", "nodes", "num_nodes", num_nodes)],
+        "tree",
+    )
     check_bool("levels", levels)
     check_bool("pad_to_bucket_boundary", pad_to_bucket_boundary)
     pack_levels = check_bool("pack_levels", pack_levels)
@@ -209,9 +223,11 @@ def padded_batch(
             drop_remainder=drop_remainder,
             pad_to_bucket_boundary=pad_to_bucket_boundary,
         )
-    if not levels:
-        return batched
-    return batched.map(lambda *element: _with_levels(element, pack_levels))
+    if levels:
+        batched = batched.map(
+            lambda *element: _with_levels(element, pack_levels)
+        )
+    return fail_when_empty(batched, "tree")
 
 
 def _with_levels(element, pack):
@@ -285,8 +301,11 @@ def _tree_padding(tree, num_nodes):
         if key in ("node_tokens", "node_inputs", "children", "node_mask"):
             shape[0] = num_nodes
         shapes[key] = tf.TensorShape(shape)
-        values[key] = tf.constant(
-            -1 if key == "children" else 0, dtype=value.dtype
+        # `tf.zeros`: a bool `node_mask` pads with False.
+        values[key] = (
+            tf.constant(-1, value.dtype)
+            if key == "children"
+            else tf.zeros((), value.dtype)
         )
     return shapes, values
 

@@ -1,5 +1,8 @@
 """Restarting the chief of a distributed keras-tuner search."""
 
+import glob
+import json
+import os
 from datetime import datetime
 
 
@@ -34,6 +37,11 @@ class KeepRunningTrialsOnReload:
     completed trial out again. The mixin reads each trial's own
     `trial.json` instead and records a trial that ended as ended.
 
+    A damaged project directory (an `oracle.json` or `trial.json` left
+    empty or truncated by a kill during its write) fails upstream with a
+    bare `json.JSONDecodeError`; here it is a `ValueError` naming the file
+    and the way out.
+
     Put it before the keras-tuner oracle class and pass the oracle to
     `keras_tuner.Tuner` (or a subclass); only the chief's oracle reloads.
 
@@ -58,7 +66,20 @@ class KeepRunningTrialsOnReload:
 
     def reload(self):
         self._running_at_reload = {}
-        super().reload()
+        try:
+            super().reload()
+        except ValueError as error:  # `json.JSONDecodeError` among them.
+            damaged = _damaged_file(self._project_dir)
+            if damaged is None:
+                raise
+            raise ValueError(
+                f"The tuner project file {damaged!r} is damaged (empty or "
+                "truncated, e.g. by a process killed while writing it), so "
+                "the search cannot resume. Delete the project directory (or "
+                "create the tuner with `overwrite=True`) to search from "
+                "scratch; to keep the other trials, delete only that "
+                "trial's directory, or restore the file from a backup."
+            ) from error
         for tuner_id, trial in self._running_at_reload.items():
             # Undo the re-queueing of `Oracle.reload()`: the last entry of
             # the queue with this id is the one it appended.
@@ -89,3 +110,20 @@ class KeepRunningTrialsOnReload:
         self._run_times[trial.trial_id] = max(
             self._run_times[trial.trial_id], 1
         )
+
+
+def _damaged_file(project_dir):
+    """The first JSON file of the tuner project that does not parse."""
+    paths = [
+        os.path.join(project_dir, "oracle.json"),
+        *sorted(glob.glob(os.path.join(project_dir, "trial_*", "trial.json"))),
+    ]
+    for path in paths:
+        try:
+            with open(path) as file:
+                json.load(file)
+        except FileNotFoundError:
+            continue
+        except ValueError:
+            return path
+    return None

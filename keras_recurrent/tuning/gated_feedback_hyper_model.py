@@ -2,8 +2,10 @@
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent._checks import check_bool
+from keras_recurrent._checks import check_int
 from keras_recurrent.layers.gated_feedback_cell import CELL_TYPES
 from keras_recurrent.layers.gated_feedback_cell import FEEDBACK_MODES
+from keras_recurrent.tuning._hyper_model import choice
 from keras_recurrent.tuning.sequence_hyper_model import SequenceHyperModel
 from keras_recurrent.tuning.sequence_hyper_model import _dropout_rates
 
@@ -95,13 +97,11 @@ class GatedFeedbackHyperModel(SequenceHyperModel):
         self.return_sequences = check_bool("return_sequences", return_sequences)
 
     def _recurrent_layers(self, hp, sequences):
-        cell_type = hp.Choice(
-            "cell_type", list(self.CELL_TYPES), default="lstm"
+        cell_type = choice(hp, "cell_type", self.CELL_TYPES, "lstm")
+        feedback = choice(hp, "feedback", self.FEEDBACK_MODES, "gated")
+        num_layers = check_int(
+            "num_layers", hp.Int("num_layers", 1, MAX_LAYERS, default=3), 1
         )
-        feedback = hp.Choice(
-            "feedback", list(self.FEEDBACK_MODES), default="gated"
-        )
-        num_layers = hp.Int("num_layers", 1, MAX_LAYERS, default=3)
         units = [
             hp.Int(f"units_{index}", 16, 256, step=16, default=64)
             for index in range(num_layers)

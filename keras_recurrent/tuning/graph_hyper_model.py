@@ -3,7 +3,6 @@
 import math
 
 import keras
-import keras_tuner
 
 from keras_recurrent import graphs as graph_encoding
 from keras_recurrent import layers as recurrent_layers
@@ -11,11 +10,13 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.tuning._hyper_model import RecurrentHyperModel
+from keras_recurrent.tuning._hyper_model import choice
 
 _TASKS = ("graph_classification", "graph_regression", "node_selection")
 
 
-class GraphHyperModel(keras_tuner.HyperModel):
+class GraphHyperModel(RecurrentHyperModel):
     """HyperModel for gated graph neural networks (GG-NN and GGS-NN).
 
     Builds a functional model on the four graph inputs of
@@ -167,11 +168,11 @@ class GraphHyperModel(keras_tuner.HyperModel):
         propagation_steps = hp.Int("propagation_steps", 1, 10, default=5)
         readout = None
         if self.task != "node_selection" and self.output_steps is None:
-            readout = hp.Choice("readout", list(self.READOUTS), default="gated")
+            readout = choice(hp, "readout", self.READOUTS, "gated")
         propagation = self.PROPAGATIONS["sum"]
         if self.add_reverse_edges:
             propagation = self.PROPAGATIONS[
-                hp.Choice("propagation", list(self.PROPAGATIONS), default="sum")
+                choice(hp, "propagation", self.PROPAGATIONS, "sum")
             ]
         learning_rate = hp.Float(
             "learning_rate", 1e-4, 1e-2, sampling="log", default=1e-3

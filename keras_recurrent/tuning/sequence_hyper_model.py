@@ -1,7 +1,6 @@
 """HyperModel searching over recurrent sequence models."""
 
 import keras
-import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent._checks import check_bool
@@ -9,6 +8,8 @@ from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import is_positive_int
+from keras_recurrent.tuning._hyper_model import RecurrentHyperModel
+from keras_recurrent.tuning._hyper_model import choice
 
 _TASKS = ("regression", "classification")
 
@@ -36,7 +37,7 @@ _RECURRENT_LAYERS = {
 }
 
 
-class SequenceHyperModel(keras_tuner.HyperModel):
+class SequenceHyperModel(RecurrentHyperModel):
     """HyperModel for stacked recurrent models over sequences.
 
     Builds `Input(input_shape)`, an optional `Masking(0.0)` (or, for token
@@ -173,11 +174,11 @@ class SequenceHyperModel(keras_tuner.HyperModel):
 
     def _recurrent_layers(self, hp, sequences):
         """The tunable recurrent part, from the sequences to the head."""
-        cell_type = hp.Choice(
-            "cell_type", list(self.CELL_TYPES), default="peephole"
-        )
+        cell_type = choice(hp, "cell_type", self.CELL_TYPES, "peephole")
         units = hp.Int("units", 16, 256, step=16, default=64)
-        num_layers = hp.Int("num_layers", 1, 3, default=1)
+        num_layers = check_int(
+            "num_layers", hp.Int("num_layers", 1, 3, default=1), 1
+        )
         dropout, recurrent_dropout = _dropout_rates(hp)
         make_layer = _RECURRENT_LAYERS[cell_type]
         for index in range(num_layers):

@@ -1,18 +1,19 @@
 """HyperModel searching over Tree-LSTM models."""
 
 import keras
-import keras_tuner
 
 from keras_recurrent import layers as recurrent_layers
 from keras_recurrent import trees as tree_encoding
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.tuning._hyper_model import RecurrentHyperModel
+from keras_recurrent.tuning._hyper_model import choice
 
 _TASKS = ("classification", "regression")
 
 
-class TreeHyperModel(keras_tuner.HyperModel):
+class TreeHyperModel(RecurrentHyperModel):
     """HyperModel for Tree-LSTM models over padded trees.
 
     Builds a functional model on the inputs of `kr.trees.tree_inputs` (fit
@@ -115,9 +116,7 @@ class TreeHyperModel(keras_tuner.HyperModel):
         self.num_nodes = num_nodes
 
     def build(self, hp):
-        cell_type = hp.Choice(
-            "cell_type", list(self.CELL_TYPES), default="child_sum"
-        )
+        cell_type = choice(hp, "cell_type", self.CELL_TYPES, "child_sum")
         units = hp.Int("units", 16, 256, step=16, default=64)
         embedding_size = None
         if self.vocabulary_size is not None:

@@ -48,3 +48,38 @@ def test_guide_runs(guide, tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+@pytest.mark.slow
+def test_porting_weights_runs_on_torch(tmp_path):
+    # `np.asarray(layer(x))` fails there: the output requires grad.
+    pytest.importorskip("torch")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.docs.run_guide",
+            str(ROOT / "docs" / "guides" / "porting_weights.md"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "KERAS_BACKEND": "torch",
+            "PYTHONPATH": str(ROOT),
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+        },
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+
+
+def test_guides_read_tensors_on_every_backend():
+    # The fast check of the one above, for every guide: NumPy cannot read
+    # a PyTorch output that requires grad.
+    for guide in [*GUIDES, README]:
+        for block in python_blocks(guide.read_text()):
+            assert "np.asarray(layer(" not in block, guide.name
+    porting = (ROOT / "docs" / "guides" / "porting_weights.md").read_text()
+    assert "np.asarray(" not in porting

@@ -1,14 +1,19 @@
 """`examples/demo.py` (`python3 dev.py demo`): every model learns, and the
 log is short: one line per epoch, no progress bars."""
 
+import io
 import os
 import re
 import subprocess
 import sys
 
+import keras_tuner
+import numpy as np
 import pytest
 
+import keras_recurrent as kr
 from tests.examples import EXAMPLES
+from tests.examples import load_example
 
 ROOT = EXAMPLES.parent
 MAX_LINES = 90
@@ -40,7 +45,12 @@ def check_demo_output(output):
     # No progress bar: no carriage returns, no terminal escapes, no bars.
     assert not re.search("[\r\x1b\u2501]", output), output[-3000:]
     assert len(re.findall(r"^  epoch \d+/10: loss ", output, re.M)) == 20
-    assert len(re.findall(r"^  trial epoch \d+/10: ", output, re.M)) == 30
+    # Each trial's epoch lines name its cell type.
+    trial_epochs = re.findall(
+        r"^  trial \((\w+)\) epoch \d+/10: ", output, re.M
+    )
+    assert len(trial_epochs) == 30
+    assert set(trial_epochs) <= set(kr.tuning.SequenceHyperModel.CELL_TYPES)
 
     baseline = float(re.search(r"baseline MSE (\d\.\d+)", output).group(1))
     assert 0.15 < baseline < 0.19
@@ -62,3 +72,28 @@ def check_demo_output(output):
     )
     assert len(served) == 5, output
     assert max(float(diff) for diff in served) < 1e-4
+
+
+def test_trial_epoch_lines_name_the_cell_type():
+    demo = load_example("demo")
+    hp = keras_tuner.HyperParameters()
+    hp.Fixed("cell_type", "greff_nig")
+    hp.Fixed("units", 2)
+    hypermodel = demo.ClippedSequenceHyperModel((3, 2), 1)
+    model = hypermodel.build(hp)
+    stream = io.StringIO()
+    x = np.zeros((4, 3, 2), "float32")
+    hypermodel.fit(
+        hp,
+        model,
+        x,
+        np.zeros((4, 1), "float32"),
+        epochs=2,
+        verbose=0,
+        callbacks=[demo.EpochLine(stream=stream)],
+    )
+    lines = stream.getvalue().splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "  trial (greff_nig) epoch 1/2",
+        "  trial (greff_nig) epoch 2/2",
+    ]

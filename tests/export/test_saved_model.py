@@ -197,3 +197,73 @@ def test_rejects_bad_arguments(tmp_path):
         kr.export.export_saved_model(
             _NoMask(), tmp_path, lengths=True, input_signature=[sequence_spec]
         )
+
+
+@pytest.mark.parametrize(
+    "make_layer",
+    [
+        lambda: kr.layers.PeepholeLSTM(2, stateful=True),
+        lambda: keras.layers.Bidirectional(
+            keras.layers.LSTM(2, stateful=True), name="bidirectional"
+        ),
+    ],
+)
+def test_stateful_model_is_refused(make_layer, tmp_path):
+    # Upstream, the served model keeps its state across requests: two equal
+    # requests get two answers.
+    inputs = keras.Input((TIMESTEPS, FEATURES), batch_size=2, name="frames")
+    model = keras.Model(inputs, make_layer()(inputs))
+    with pytest.raises(ValueError, match=r"stateful layers \(.*\).*identical"):
+        kr.export.export_saved_model(model, tmp_path / "model")
+    assert not (tmp_path / "model").exists()
+
+
+def _tree_model(node_features=3):
+    keras.utils.set_random_seed(0)
+    inputs = kr.trees.tree_inputs(2, node_features=node_features)
+    root = kr.layers.NaryTreeLSTM(2, arity=2, name="root")(
+        [inputs["node_inputs"], inputs["children"], inputs["node_mask"]]
+    )
+    return keras.Model(inputs, root)
+
+
+def test_tree_and_graph_models_refuse_lengths(tmp_path):
+    # Upstream the served tree model took a `lengths` input and ignored it:
+    # `children` (rank 3) was taken for the sequence input.
+    with pytest.raises(
+        ValueError, match=r"Tree and graph tensors \(\[.*'children'.*without"
+    ):
+        kr.export.export_saved_model(_tree_model(), tmp_path, lengths=True)
+    inputs = kr.graphs.graph_inputs(2)
+    states = kr.layers.GatedGraph(4, 1, propagation_steps=1)(inputs)
+    graph_model = keras.Model(inputs, states)
+    with pytest.raises(ValueError, match=r"'edges'.*without `lengths`"):
+        kr.export.export_saved_model(graph_model, tmp_path, lengths=True)
+
+
+def test_served_tree_model_refuses_trees_without_nodes(tmp_path):
+    model = _tree_model()
+    kr.export.export_saved_model(model, tmp_path / "model")
+    serve = tf.saved_model.load(str(tmp_path / "model")).signatures["serve"]
+
+    def trees(batch, nodes):
+        return dict(
+            node_inputs=tf.zeros((batch, nodes, 3)),
+            children=tf.fill((batch, nodes, 2), -1),
+            node_mask=tf.ones((batch, nodes), tf.int32),
+        )
+
+    # The eager layer refuses N = 0; upstream the served one answered 0.0.
+    with pytest.raises(ValueError, match="at least one \\(padded\\) node"):
+        model(trees(1, 0))
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=r"at least one \(padded\) node, `N >= 1`.*children.shape\[1\]",
+    ):
+        serve(**trees(1, 0))
+    np.testing.assert_allclose(
+        serve(**trees(2, 1))["root"].numpy(),
+        keras.ops.convert_to_numpy(model(trees(2, 1))),
+        atol=1e-6,
+    )
+    assert serve(**trees(0, 3))["root"].shape == (0, 2)

@@ -211,6 +211,15 @@ def test_the_wide_signature_never_wraps_an_index(tmp_path):
         loaded.signatures["serve"](
             **{**graphs, "edges": tf.constant(wrapped["edges"])}
         )
+    # Only tensors: TensorFlow's loader skips its dtype check, and its
+    # runtime names the input by its position in sorted name order (what
+    # the guide says; the exporter cannot change TensorFlow's loader).
+    serve = loaded.signatures["serve"]
+    order = sorted(serve.structured_input_signature[1])
+    with pytest.raises(
+        INVALID, match=rf"input #{order.index('edge_types')}\(zero-based\)"
+    ):
+        serve(**{name: tf.constant(array) for name, array in wide.items()})
     # What the guide warns of: TensorFlow converts a NumPy argument to the
     # first signature's int32 before any served op runs, so there
     # 2**32 + 1 is node 1, unseen. The wide signature is the one for int64.

@@ -146,3 +146,35 @@ def test_padded_batch_never_wraps_an_index(
     )
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         next(iter(batched))
+
+
+@pytest.mark.parametrize(
+    ("budgets", "message"),
+    [
+        ({"num_nodes": 3}, r"\[2\] \[of the dataset.*\[4\] \[nodes, more "),
+        ({"num_edges": 2}, r"\[2\] \[of the dataset.*\[4\] \[edges, more "),
+    ],
+)
+def test_graph_larger_than_the_budget_is_named(budgets, message):
+    # Upstream: DataLossError "Attempted to pad to a smaller size than the
+    # input element", naming neither the graph nor the budget.
+    (argument,) = budgets
+    batched = kr.graphs.padded_batch(_dataset(_graphs()), 2, **budgets)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=message + f"than {argument}={budgets[argument]}",
+    ):
+        list(batched)
+
+
+def test_empty_dataset_raises():
+    # Upstream `fit` returned at once, trained nothing and said nothing.
+    empty = _dataset(_graphs()).filter(lambda graph, target: False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="gives no batch"):
+        list(kr.graphs.padded_batch(empty, 2))
+    known = _dataset(_graphs()).apply(
+        tf.data.experimental.assert_cardinality(3)
+    )
+    with pytest.raises(ValueError, match="`dataset`.*gives no graph|batch"):
+        kr.graphs.padded_batch(known, 4, drop_remainder=True)
+    assert len(list(kr.graphs.padded_batch(known, 2))) == 2

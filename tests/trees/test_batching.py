@@ -160,3 +160,67 @@ def test_padded_batch_never_wraps_an_index(dtype, children, message, validate):
     )
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         next(iter(batched))
+
+
+def test_tree_larger_than_num_nodes_is_named():
+    # Upstream: DataLossError "Attempted to pad to a smaller size than the
+    # input element", naming neither the tree nor `num_nodes`.
+    sizes = [1, 2, 6, 1]
+    (tree, _), *_ = _dataset([6]).take(1)
+    nodes = int(tree["node_mask"].shape[0])
+    batched = kr.trees.padded_batch(_dataset(sizes), 2, num_nodes=nodes - 1)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=rf"tree\] \[2\] \[of the dataset.*\[{nodes}\] \[nodes, more "
+        rf"than num_nodes={nodes - 1}",
+    ):
+        list(batched)
+
+
+def _tree_model():
+    inputs = kr.trees.tree_inputs(2)
+    tokens = keras.layers.Embedding(10, 4)(inputs["node_tokens"])
+    root = kr.layers.ChildSumTreeLSTM(4)(
+        [tokens, inputs["children"], inputs["node_mask"]]
+    )
+    model = keras.Model(inputs, keras.layers.Dense(1)(root))
+    model.compile("sgd", "mse")
+    return model
+
+
+def test_empty_dataset_raises():
+    # Upstream `fit` returned at once, trained nothing and said nothing.
+    unknown_size = _dataset([2, 3]).filter(lambda tree, label: False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="gives no batch"):
+        _tree_model().fit(
+            kr.trees.padded_batch(unknown_size, 2, levels=False),
+            shuffle=False,
+            verbose=0,
+        )
+    known_size = _dataset([2, 3]).apply(
+        tf.data.experimental.assert_cardinality(2)
+    )
+    with pytest.raises(ValueError, match="`dataset`.*gives no batch"):
+        kr.trees.padded_batch(known_size, 4, drop_remainder=True)
+    # A dataset that gives batches is unchanged.
+    assert len(list(kr.trees.padded_batch(_dataset([2, 3]), 1))) == 2
+
+
+def test_bool_node_mask_pads_with_false():
+    def trees():
+        for size in (2, 4):
+            tree = kr.trees.encode_tree(
+                ("1", *[str(i) for i in range(size - 1)]), num_children=3
+            )
+            yield {**tree, "node_mask": tree["node_mask"].astype(bool)}
+
+    spec = {
+        **kr.trees.tree_spec(3),
+        "node_mask": tf.TensorSpec((None,), tf.bool),
+    }
+    dataset = tf.data.Dataset.from_generator(trees, output_signature=spec)
+    batch = next(iter(kr.trees.padded_batch(dataset, 2, levels=False)))
+    assert batch["node_mask"].dtype == tf.bool
+    np.testing.assert_array_equal(
+        batch["node_mask"], [[1, 1, 0, 0], [1, 1, 1, 1]]
+    )

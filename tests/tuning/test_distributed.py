@@ -1,3 +1,5 @@
+import json
+
 import keras_tuner
 import pytest
 
@@ -113,3 +115,25 @@ def test_reload_records_last_ended_trial_as_ended(tmp_path):
     assert restarted.trials[trial.trial_id].score == 0.125
     # The worker asks for its next trial and gets a new one.
     assert restarted.create_trial("tuner0").trial_id != trial.trial_id
+
+
+@pytest.mark.parametrize(
+    ("damaged", "content"),
+    [("search/oracle.json", ""), ("search/trial_0/trial.json", '{"trial_')],
+)
+def test_damaged_project_file_is_named(tmp_path, damaged, content):
+    chief = _chief_oracle(_Oracle, tmp_path)
+    trial = chief.create_trial("tuner0")
+    chief.update_trial(trial.trial_id, {"val_loss": 0.5})
+    trial.status = "COMPLETED"
+    chief.end_trial(trial)
+    (tmp_path / damaged).write_text(content)
+    # Upstream: a bare json.JSONDecodeError that names no file.
+    upstream = _chief_oracle(keras_tuner.oracles.RandomSearchOracle, tmp_path)
+    with pytest.raises(json.JSONDecodeError):
+        upstream.reload()
+    restarted = _chief_oracle(_Oracle, tmp_path)
+    with pytest.raises(
+        ValueError, match=f"{tmp_path / damaged}' is damaged.*overwrite=True"
+    ):
+        restarted.reload()

@@ -113,6 +113,21 @@ def test_rejects_bad_arguments():
         kr.tuning.GatedFeedbackHyperModel(INPUT_SHAPE, 1, task="ranking")
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("num_layers", 0, r"num_layers.*>= 1.*Received: num_layers=0"),
+        ("feedback", "full", r"`feedback` must be one of .*feedback='full'"),
+    ],
+)
+def test_bad_fixed_hyperparameters_raise(name, value, message):
+    hp = keras_tuner.HyperParameters()
+    hp.Fixed(name, value)
+    hypermodel = kr.tuning.GatedFeedbackHyperModel(INPUT_SHAPE, 1)
+    with pytest.raises(ValueError, match=message):
+        hypermodel.build(hp)
+
+
 # keras-tuner reloads the best checkpoint, optimizer state included, into a
 # freshly built model whose optimizer has no state yet: harmless here.
 @pytest.mark.filterwarnings(

@@ -207,3 +207,33 @@ def test_random_search(tmp_path):
     assert all(trial.status == "COMPLETED" for trial in trials)
     (best,) = tuner.get_best_models(1)
     assert best(graphs).shape == (24, 2)
+
+
+@pytest.mark.parametrize(
+    ("fixed", "message"),
+    [
+        (
+            {"propagation": "max"},
+            r"`propagation` must be one of \['sum', 'paper'\].*"
+            r"Received: propagation='max'",
+        ),
+        (
+            {"readout": "median"},
+            r"`readout` must be one of \['gated', 'mean', 'max', "
+            r"'attention'\].*Received: readout='median'",
+        ),
+    ],
+)
+def test_bad_fixed_hyperparameters_raise(fixed, message):
+    hypermodel = kr.tuning.GraphHyperModel(2, 1, output_units=2)
+    with pytest.raises(ValueError, match=message):
+        hypermodel.build(_tiny(**fixed))
+
+
+def test_fixed_choices_ignore_case():
+    model = kr.tuning.GraphHyperModel(2, 1, output_units=2).build(
+        _tiny(propagation="PAPER", readout="Max")
+    )
+    gated_graph = model.get_layer("gated_graph")
+    assert gated_graph.concatenate_directions
+    assert isinstance(model.get_layer("readout"), kr.layers.SequencePooling)

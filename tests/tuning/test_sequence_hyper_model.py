@@ -413,3 +413,31 @@ def test_search_on_token_ids(tmp_path):
     (best,) = tuner.get_best_models(1)
     val_loss = best.evaluate(tokens[16:], labels[16:], verbose=0)
     np.testing.assert_allclose(val_loss, trial.score, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("fixed", "message"),
+    [
+        # Upstream: no recurrent layer, an output (None, 6, 1) broadcast
+        # against the (batch, 1) targets.
+        ({"num_layers": 0}, r"num_layers.*>= 1.*Received: num_layers=0"),
+        (
+            {"cell_type": "gru"},
+            r"`cell_type` must be one of \['lstm', 'peephole'.*"
+            r"Received: cell_type='gru'",
+        ),
+    ],
+)
+def test_bad_fixed_hyperparameters_raise(fixed, message):
+    hypermodel = kr.tuning.SequenceHyperModel(INPUT_SHAPE, 1)
+    with pytest.raises(ValueError, match=message):
+        hypermodel.build(_tiny_hyperparameters(**fixed))
+
+
+def test_fixed_cell_type_ignores_case():
+    model = kr.tuning.SequenceHyperModel(INPUT_SHAPE, 1).build(
+        _tiny_hyperparameters(cell_type="PEEPHOLE", num_layers=1)
+    )
+    (layer,) = _recurrent_layers(model)
+    assert isinstance(layer, kr.layers.PeepholeLSTM)
+    assert layer.name == "peephole_0"

@@ -116,3 +116,22 @@ def test_random_search(tmp_path):
     assert all(trial.status == "COMPLETED" for trial in trials)
     (best,) = tuner.get_best_models(1)
     assert best(trees).shape == (24, 2)
+
+
+@pytest.mark.parametrize("cell_type", ["child-sum", "lstm"])
+def test_unknown_fixed_cell_type_raises(cell_type):
+    # Upstream "child-sum" (a typo) silently built a ChildSumTreeLSTM.
+    hypermodel = kr.tuning.TreeHyperModel(2, 4, vocabulary_size=12)
+    with pytest.raises(
+        ValueError,
+        match=r"`cell_type` must be one of \['child_sum', 'nary'\].*"
+        f"Received: cell_type='{cell_type}'",
+    ):
+        hypermodel.build(_tiny(cell_type=cell_type))
+
+
+def test_fixed_cell_type_ignores_case():
+    model = kr.tuning.TreeHyperModel(2, 4, vocabulary_size=12).build(
+        _tiny(cell_type="NARY")
+    )
+    assert isinstance(model.get_layer("nary"), kr.layers.NaryTreeLSTM)
