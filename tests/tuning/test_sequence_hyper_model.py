@@ -220,7 +220,16 @@ def _search(tuner):
 
 
 @_IGNORE_OPTIMIZER_RELOAD
-@pytest.mark.parametrize("tuner_name", ["random", "bayesian", "hyperband"])
+# The default run searches with RandomSearch; `-m slow` adds the other two
+# tuners (the same HyperModel, about 30 s each on 2 cores).
+@pytest.mark.parametrize(
+    "tuner_name",
+    [
+        "random",
+        pytest.param("bayesian", marks=pytest.mark.slow),
+        pytest.param("hyperband", marks=pytest.mark.slow),
+    ],
+)
 def test_search(tuner_name, tmp_path):
     common = {
         "hypermodel": kr.tuning.SequenceHyperModel(INPUT_SHAPE, 1),
