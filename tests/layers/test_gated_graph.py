@@ -137,11 +137,12 @@ def test_per_gate_and_wide_gru_products_agree(
     # Outside XLA each gate takes a matmul of its own; under XLA one wide
     # matmul is split after. Same values and gradients, fused or not,
     # with and without biases, both GRU variants.
+    from keras_recurrent.layers import _graph_gru_cell
     from keras_recurrent.layers import gated_graph
 
     graphs = reference.random_graphs(7, num_edge_types=1)
     inputs = [tf.constant(array) for array in reference.as_list(graphs)]
-    product = gated_graph._gate_product
+    product = _graph_gru_cell.gate_product
     results = []
     for xla in (False, True):
         seen = []
@@ -151,7 +152,7 @@ def test_per_gate_and_wide_gru_products_agree(
             return product(*args, **kwargs)
 
         monkeypatch.setattr(gated_graph, "in_xla_context", lambda xla=xla: xla)
-        monkeypatch.setattr(gated_graph, "_gate_product", spy)
+        monkeypatch.setattr(_graph_gru_cell, "gate_product", spy)
         layer = _one_type_layer(graphs, aggregation, options)
         sources = [inputs[0], *layer.trainable_variables]
         with tf.GradientTape() as tape:
