@@ -2,12 +2,15 @@
 
 `GraphGRUCell` is a `keras.layers.GRUCell` (the same weights, `kernel`,
 `recurrent_kernel`, `bias`, and the same configuration) whose step is
-`_gates.gru_step`. A plain `call(inputs, states)` runs it as any cell; the
-two hooks let `GatedGraph` split one GRU step into its input and recurrent
-halves, so that it can build each half once per call:
+`_gates.gru_step`. A plain `call(inputs, states)` runs it as any cell.
+`GatedGraph` runs any other update cell through that `call`; where a cell
+has the optional hook `graph_step_function`, as this one does, it takes
+the step from the hook instead, which splits one GRU step into its input
+and recurrent halves and builds each once per call:
 
 - `input_projection` folds the message kernels into the GRU's input kernel
-  where one matmul by the product costs less than two (`A_e W_ih`);
+  where one matmul by the product costs less than two (`A_e W_ih`,
+  `fuses_kernels`);
 - `projected_update` takes the input half and runs the recurrent half and
   the gates.
 
@@ -20,6 +23,7 @@ from keras import ops
 
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._gates import gru_step
+from keras_recurrent.layers._graph_aggregation import stack_by_direction
 
 
 class GraphGRUCell(keras.layers.GRUCell):
@@ -38,6 +42,45 @@ class GraphGRUCell(keras.layers.GRUCell):
             self.input_projection(per_gate)(inputs), h
         )
         return h, [h] if nested else h
+
+    def graph_step_function(
+        self,
+        sums,
+        message_kernel,
+        message_bias,
+        num_directions,
+        dense,
+        per_gate,
+    ):
+        """`GatedGraph`'s hook: the function `[h] -> [h']` of one
+        propagation step.
+
+        Args:
+            sums: The call's `SparseSums` or `DenseSums`.
+            message_kernel: The `(T, units, units)` message kernels.
+            message_bias: `(B * N, D * units)`, the message biases summed
+                per node, or `None`.
+            num_directions: `D`, the message sums read side by side.
+            dense: Whether `sums` is a `DenseSums`.
+            per_gate: Whether each gate takes a matmul of its own.
+        """
+        if fuses_kernels(message_kernel.shape[0], num_directions, dense):
+            inputs_of = sums.per_type_sums()
+            project = self.input_projection(
+                per_gate,
+                stack_by_direction(message_kernel, num_directions),
+                message_bias,
+            )
+        else:
+            inputs_of = sums.message_sums(message_kernel, num_directions)
+            project = self.input_projection(per_gate, bias=message_bias)
+        update = self.projected_update(per_gate)
+
+        def step(states):
+            [h] = states
+            return [update(project(inputs_of(h)), h)]
+
+        return step
 
     def input_projection(self, per_gate, kernel=None, bias=None):
         """The function from `values` to the gate inputs `x W_ih + b_ih`,
@@ -98,6 +141,22 @@ class GraphGRUCell(keras.layers.GRUCell):
             )
 
         return update
+
+
+def fuses_kernels(num_types, num_directions, dense):
+    """Whether each GRU step multiplies the per-type sums of the states by
+    the product `A_e W_ih` instead of by `A_e`, then by `W_ih`.
+
+    Aggregation is linear, so `(Σ_u h_u A_e) W_ih = (Σ_u h_u)(A_e W_ih)`:
+    with the kernels multiplied once per call, each step needs one matmul
+    into the GRU's input projection instead of two. Taken when that one is
+    the smaller: `3 T` against `T + 3 D` columns of `units²` per node on
+    the sparse path (`T * D + 3 D` on the dense one, whose stacked kernel
+    has `D` column blocks), which is one edge type, or one or two types
+    with `concatenate_directions`.
+    """
+    transform = num_types * (num_directions if dense else 1)
+    return 3 * num_types < transform + 3 * num_directions
 
 
 def add_bias(values, bias):

@@ -472,8 +472,16 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
                     ops.expand_dims(self.message_bias, 1), self.num_directions
                 ),
             )
-        if self.update_cell is None:
-            return self._gru_step_function(sums, dense, xla, message_bias)
+        hook = getattr(self._cell, "graph_step_function", None)
+        if hook is not None:  # The default GRU's faster step.
+            return hook(
+                sums,
+                self.message_kernel,
+                message_bias,
+                self.num_directions,
+                dense=dense,
+                per_gate=not xla,
+            )
         messages = sums.message_sums(self.message_kernel, self.num_directions)
         kwargs = {"training": training} if _takes_training(self._cell) else {}
 
@@ -483,32 +491,6 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             if not isinstance(new_states, (list, tuple)):
                 return [new_states]
             return list(new_states)
-
-        return step
-
-    def _gru_step_function(self, sums, dense, xla, message_bias):
-        """The default GRU's step, through the hooks of `GraphGRUCell`: its
-        input projection and recurrent half are formed once per call, one
-        matmul per gate outside XLA (a wide one under XLA), and with the
-        message kernels folded in where `_fuses_kernels`."""
-        per_gate = not xla
-        if self._fuses_kernels(dense):
-            inputs_of = sums.per_type_sums()
-            project = self.gru.input_projection(
-                per_gate,
-                stack_by_direction(self.message_kernel, self.num_directions),
-                message_bias,
-            )
-        else:
-            inputs_of = sums.message_sums(
-                self.message_kernel, self.num_directions
-            )
-            project = self.gru.input_projection(per_gate, bias=message_bias)
-        update = self.gru.projected_update(per_gate)
-
-        def step(states):
-            [h] = states
-            return [update(project(inputs_of(h)), h)]
 
         return step
 
@@ -524,22 +506,6 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             edges_shape[1],
             in_xla_context() if xla is None else xla,
         )
-
-    def _fuses_kernels(self, dense):
-        """Whether each GRU step multiplies the per-type sums of the states
-        by the product `A_e W_ih` instead of by `A_e`, then by `W_ih`.
-
-        Aggregation is linear, so `(Σ_u h_u A_e) W_ih = (Σ_u h_u)(A_e
-        W_ih)`: with the kernels multiplied once per call, each step needs
-        one matmul into the GRU's input projection instead of two. Taken
-        when that one is the smaller: `3 T` against `T + 3 D` columns of
-        `units²` per node on the sparse path (`T * D + 3 D` on the dense
-        one, whose stacked kernel has `D` column blocks), which is one edge
-        type, or one or two types with `concatenate_directions`.
-        """
-        num_types, directions = self.num_message_types, self.num_directions
-        transform = num_types * (directions if dense else 1)
-        return 3 * num_types < transform + 3 * directions
 
     def compute_output_shape(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
