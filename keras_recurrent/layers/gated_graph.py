@@ -483,11 +483,11 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
                 per_gate=not xla,
             )
         messages = sums.message_sums(self.message_kernel, self.num_directions)
-        kwargs = {"training": training} if _takes_training(self._cell) else {}
 
         def step(states):
             inputs = add_bias(messages(states[0]), message_bias)
-            _, new_states = self._cell(inputs, states, **kwargs)
+            # Keras drops `training` for a cell whose `call` lacks it.
+            _, new_states = self._cell(inputs, states, training=training)
             if not isinstance(new_states, (list, tuple)):
                 return [new_states]
             return list(new_states)
@@ -600,10 +600,6 @@ def _check_gru_options_unset(layer):
                 f"instead. Received: {name}={getattr(layer, name)!r}, "
                 f"update_cell={layer.update_cell.name!r}"
             )
-
-
-def _takes_training(cell):
-    return getattr(cell, "_call_has_training_arg", False)
 
 
 def _initial_states(node_inputs, node_mask, units, dtype, features):
