@@ -32,9 +32,9 @@ host waits), so the tables give each category's share of the summed op
 time and, apart, the step's wall time without the profiler.
 
 The layer's graph checks cannot be told apart by op name: they are timed by
-difference, the same train step against one whose `GatedGraph` is called on
-already prepared inputs (`_checked=True`, as `GGSNN` calls it), the two
-timed in turn in the same process.
+difference, the same train step against one whose `GatedGraph` propagates
+already prepared inputs (`GatedGraph.propagate`, as `GGSNN` calls it), the
+two timed in turn in the same process.
 """
 
 import gzip

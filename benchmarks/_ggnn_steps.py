@@ -51,9 +51,10 @@ def keras_model(
 ):
     """`GatedGraph` (no biases, as PyG's comparison) in a compiled model.
 
-    Without `checks`, the layer is called on the graph as already checked
-    (`_checked=True`): the same step without the graph checks, which
-    `_ggnn_profile` times against the one with them.
+    Without `checks`, the layer propagates the graph as already checked
+    (`GatedGraph.propagate`, as `GGSNN` calls it): the same step without
+    the graph checks, which `_ggnn_profile` times against the one with
+    them.
     """
     import keras
     from keras import ops
@@ -65,15 +66,17 @@ def keras_model(
             super().__init__()
             self.graph = graph
 
+        def build(self, input_shape):
+            self.graph.build(input_shape)
+
         def call(self, inputs):
             node_inputs, edges, edge_types, node_mask = inputs
-            prepared = [
+            return self.graph.propagate(
                 node_inputs,
                 ops.cast(edges, "int32"),
                 ops.cast(edge_types, "int32"),
                 ops.cast(node_mask, "bool"),
-            ]
-            return self.graph(prepared, _checked=True)
+            )
 
     num_graphs, num_nodes, features = padded["node_inputs"].shape
     num_edges = padded["edges"].shape[1]

@@ -13,24 +13,31 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.layers._concrete import in_xla_context
+from keras_recurrent.layers._graph_aggregation import AGGREGATIONS
+from keras_recurrent.layers._graph_aggregation import DenseSums
+from keras_recurrent.layers._graph_aggregation import SparseSums
+from keras_recurrent.layers._graph_aggregation import stack_by_direction
+from keras_recurrent.layers._graph_aggregation import uses_dense_aggregation
 from keras_recurrent.layers._graph_checks import check_graph_input_shapes
 from keras_recurrent.layers._graph_checks import check_host_graph
 from keras_recurrent.layers._graph_checks import poison_invalid_graphs
 from keras_recurrent.layers._graph_checks import prepare_graph_inputs
 from keras_recurrent.layers._graph_checks import unpack_graph_inputs
+from keras_recurrent.layers._graph_gru_cell import GraphGRUCell
+from keras_recurrent.layers._graph_gru_cell import add_bias
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
 
-# With `aggregation="auto"`, messages are summed with dense per-graph
-# adjacency matmuls when the count tensor has at most this many entries per
-# message (`T * N * N <= ratio * messages`); above, gather + segment sum.
-# Compiled by XLA (JAX, TensorFlow with `jit_compile=True`) the sparse path
-# wins sooner than in TensorFlow graphs and on PyTorch. The thresholds come
-# from benchmarks/ggnn.py (docs/design/gated_graph.md).
-DENSE_AGGREGATION_RATIO = 96
-XLA_DENSE_AGGREGATION_RATIO = 32
-AGGREGATIONS = ("auto", "dense", "sparse")
+# The arguments that configure the default GRU only, and their defaults.
+GRU_OPTIONS = {
+    "reset_after": True,
+    "activation": "tanh",
+    "recurrent_activation": "sigmoid",
+    "recurrent_initializer": "orthogonal",
+    "recurrent_regularizer": None,
+    "recurrent_constraint": None,
+}
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -47,7 +54,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
     ```
     h_v^(1) = [x_v, 0]                        (node_inputs zero-padded)
     a_v^(t) = Σ_{(u→v) of type e} (h_u^(t-1) A_e + b_e)
-    h_v^(t) = GRU(a_v^(t), h_v^(t-1))
+    h_v^(t) = GRU(a_v^(t), h_v^(t-1))          (or update_cell)
     ```
 
     for `t = 2 .. propagation_steps + 1`. With `add_reverse_edges`, every
@@ -64,6 +71,16 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
     `gru`, with `reset_after` choosing its variant (`True`: Keras' and
     cuDNN's default, `False`: the paper's and Cho et al.'s).
 
+    The node update is a Keras recurrent cell: `update_cell` replaces the
+    GRU with any cell whose first state has `units` entries, such as
+    `keras.layers.LSTMCell(units)` or a cell of your own (the contract of
+    `keras.layers.RNN`: `state_size`, and `call(inputs, states)` returning
+    `(output, new_states)`). At each step the cell's inputs are the
+    message sums `a_v` (`(B * N, units)`, or `2 * units` with
+    `concatenate_directions`) and its states are the node states; messages
+    are sent from the first state, `h_v`, and any other state (an LSTM's
+    `c_v`) starts at zero. The layer returns the first state.
+
     Messages are summed one of two ways, with the same result (multi-edges
     count once per edge):
 
@@ -79,11 +96,11 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
       the backward pass), but `T * N²` per graph.
 
     Aggregation is linear, so `(Σ_u h_u A_e) W_ih = (Σ_u h_u)(A_e W_ih)`:
-    where one matmul by the product costs less than two (one edge type,
-    or one with reverse edges and `concatenate_directions`), the states
-    are summed per type first and multiplied by `A_e` times the GRU's
-    input kernel, formed once per call. The weights are the same either
-    way.
+    with the default GRU, where one matmul by the product costs less than
+    two (one edge type, or one with reverse edges and
+    `concatenate_directions`), the states are summed per type first and
+    multiplied by `A_e` times the GRU's input kernel, formed once per
+    call. The weights are the same either way.
 
     The default `"auto"` takes the dense path only when `N` and `E` are
     known when tracing and `T * N² <= 96 * messages` per graph (messages:
@@ -103,6 +120,8 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
       `gru/recurrent_kernel`
       `(units, 3 * units)` and, if `use_bias`, `gru/bias` (`(2, 3 * units)`
       with `reset_after`, else `(3 * units,)`): the `GRUCell`'s.
+    - With `update_cell`, the cell's weights in place of `gru`'s, built for
+      inputs of `units` (`2 * units`) entries.
 
     Bad input never gives a finite wrong number:
 
@@ -161,6 +180,13 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             regularizers of the same weights as the initializers.
         kernel_constraint, recurrent_constraint, bias_constraint: Optional
             constraints of the same weights as the initializers.
+        update_cell: Optional Keras recurrent cell (or its serialized
+            config) that updates the node states in place of the GRU; its
+            first state must have `units` entries. With it, the GRU's own
+            arguments (`reset_after`, `activation`, `recurrent_activation`
+            and the `recurrent_*` ones) must keep their defaults; the
+            `kernel_*` and `bias_*` ones apply to the message weights
+            only. Defaults to `None`: the GRU.
         **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
 
     Call arguments:
@@ -176,7 +202,8 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
               (ignored on padding rows);
             - `node_mask`: bool or int `(batch, N)`, 1 for real nodes and
               0 for padding.
-        training: Python boolean; unused (the layer has no dropout).
+        training: Python boolean, passed to `update_cell` (the default GRU
+            has no dropout).
 
     Returns:
         The node states, `(batch, N, units)`, zero at padding nodes, NaN
@@ -197,6 +224,14 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
     TensorShape([2, 3, 8])
     >>> layer.message_kernel.shape  # 2 types and their reverses
     TensorShape([4, 8, 8])
+
+    An LSTM update, whose cell state `c_v` starts at zero:
+
+    >>> lstm = kr.layers.GatedGraph(
+    ...     8, num_edge_types=2, update_cell=keras.layers.LSTMCell(8)
+    ... )
+    >>> lstm(batch).shape
+    TensorShape([2, 3, 8])
 
     Reference:
         - [Li et al., 2016. Gated Graph Sequence Neural Networks](
@@ -229,6 +264,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         kernel_constraint=None,
         recurrent_constraint=None,
         bias_constraint=None,
+        update_cell=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -254,7 +290,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         self.aggregation = aggregation
         self.add_reverse_edges = add_reverse_edges
         self.concatenate_directions = concatenate_directions
-        # The number of message sums the GRU reads side by side.
+        # The number of message sums the update reads side by side.
         self.num_directions = 2 if concatenate_directions else 1
         self.use_bias = use_bias
         self.reset_after = reset_after
@@ -272,7 +308,13 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.recurrent_constraint = constraints.get(recurrent_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.gru = keras.layers.GRUCell(
+        # `None`, or the user's cell. The default GRU is `gru` (its weights
+        # are saved under that name).
+        self.update_cell = _check_update_cell(update_cell, self.units)
+        if update_cell is not None:
+            _check_gru_options_unset(self)
+            return
+        self.gru = GraphGRUCell(
             units,
             activation=self.activation,
             recurrent_activation=self.recurrent_activation,
@@ -294,6 +336,11 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             name="gru",
             dtype=self.dtype_policy,
         )
+
+    @property
+    def _cell(self):
+        # Private, so that saving visits `gru` and `update_cell` first.
+        return self.gru if self.update_cell is None else self.update_cell
 
     def build(self, input_shape):
         shapes = unpack_graph_inputs(self, input_shape)
@@ -324,7 +371,8 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             )
         else:
             self.message_bias = None
-        self.gru.build((None, self.num_directions * self.units))
+        if not self._cell.built:
+            self._cell.build((None, self.num_directions * self.units))
 
     def _message_kernel_initializer(self, shape, dtype=None):
         # One `(units, units)` matrix per type, so that fan-in and fan-out
@@ -336,23 +384,35 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             ]
         )
 
-    def __call__(self, inputs, *args, **kwargs):
-        if not kwargs.get("_checked"):
-            check_host_graph(self, inputs, self.num_edge_types)
-        return super().__call__(inputs, *args, **kwargs)
+    def check_host_inputs(self, inputs):
+        check_host_graph(self, inputs, self.num_edge_types)
 
-    def call(self, inputs, training=False, _checked=False):
-        # `_checked`: an enclosing layer (`GGSNN`) passes the output of its
-        # own `prepare_graph_inputs`, so that the graph is checked once.
-        if _checked:
-            node_inputs, edges, edge_types, node_mask = inputs
-            valid = None
-        else:
-            node_inputs, edges, edge_types, node_mask, valid = (
-                prepare_graph_inputs(
-                    self, inputs, self.num_edge_types, self._node_features
-                )
-            )
+    def call(self, inputs, training=False):
+        node_inputs, edges, edge_types, node_mask, valid = prepare_graph_inputs(
+            self, inputs, self.num_edge_types, self._node_features
+        )
+        states = self.propagate(
+            node_inputs, edges, edge_types, node_mask, training=training
+        )
+        return poison_invalid_graphs(states, valid)
+
+    def propagate(
+        self, node_inputs, edges, edge_types, node_mask, training=False
+    ):
+        """The propagation on a graph already checked, as a layer that
+        checks the graph itself (`GGSNN`) calls it.
+
+        Args:
+            node_inputs: float `(batch, N, D)`, as for `call`.
+            edges: int32 `(batch, E, 2)`, every row a valid edge or `-1`
+                padding.
+            edge_types: int32 `(batch, E)` in `[0, num_edge_types)`.
+            node_mask: bool `(batch, N)`.
+            training: Python boolean, passed to `update_cell`.
+
+        Returns:
+            The node states, `(batch, N, units)`, zero at padding nodes.
+        """
         node_states, is_real = _initial_states(
             node_inputs,
             node_mask,
@@ -360,308 +420,91 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             self.compute_dtype,
             self._node_features,
         )
+        batch_size, num_nodes = ops.shape(node_states)[:2]
         # Both choices are made when tracing, on whether XLA compiles it.
         xla = in_xla_context()
         dense = self._uses_dense_aggregation(
             node_states.shape, edges.shape, xla=xla
         )
-        propagate = self._propagate_dense if dense else self._propagate_sparse
-        states = propagate(node_states, edges, edge_types, per_gate=not xla)
-        states = ops.where(is_real, states, ops.zeros_like(states))
-        if valid is None:
-            return states
-        return poison_invalid_graphs(states, valid)
+        sums = (DenseSums if dense else SparseSums)(
+            edges,
+            edge_types,
+            batch_size,
+            num_nodes,
+            self.num_edge_types,
+            self.add_reverse_edges,
+            self.compute_dtype,
+        )
+        poisoned = None
+        if dense:
+            node_states, poisoned = sums.confine_non_finite(
+                node_states, self.propagation_steps
+            )
+        step = self._step_function(sums, dense, xla, training)
+        states = [ops.reshape(node_states, (-1, self.units))]
+        for size in _state_sizes(self._cell)[1:]:
+            states.append(
+                ops.zeros((ops.shape(states[0])[0], size), self.compute_dtype)
+            )
+        for _ in range(self.propagation_steps):
+            states = step(states)
+        if hasattr(self._cell, "reset_dropout_mask"):
+            # As `keras.layers.RNN` does after its loop.
+            self._cell.reset_dropout_mask()
+            self._cell.reset_recurrent_dropout_mask()
+        states = ops.reshape(states[0], (batch_size, num_nodes, self.units))
+        if poisoned is not None:
+            # A scalar fill, not `full_like`: PyTorch's shape inference
+            # runs this on the "meta" device, where `full_like` cannot
+            # read its fill.
+            states = ops.where(poisoned, float("nan"), states)
+        return ops.where(is_real, states, ops.zeros_like(states))
+
+    def _step_function(self, sums, dense, xla, training):
+        """The function `states -> new states` of one propagation step."""
+        message_bias = None
+        if self.use_bias:
+            # Σ_{edges into v} b_e = (edge counts per type of v) · b, the
+            # same at every step.
+            message_bias = ops.matmul(
+                sums.type_counts(),
+                stack_by_direction(
+                    ops.expand_dims(self.message_bias, 1), self.num_directions
+                ),
+            )
+        hook = getattr(self._cell, "graph_step_function", None)
+        if hook is not None:  # The default GRU's faster step.
+            return hook(
+                sums,
+                self.message_kernel,
+                message_bias,
+                self.num_directions,
+                dense=dense,
+                per_gate=not xla,
+            )
+        messages = sums.message_sums(self.message_kernel, self.num_directions)
+
+        def step(states):
+            inputs = add_bias(messages(states[0]), message_bias)
+            # Keras drops `training` for a cell whose `call` lacks it.
+            _, new_states = self._cell(inputs, states, training=training)
+            if not isinstance(new_states, (list, tuple)):
+                return [new_states]
+            return list(new_states)
+
+        return step
 
     def _uses_dense_aggregation(self, nodes_shape, edges_shape, xla=None):
-        """Whether this call sums messages with dense adjacency matmuls.
-
-        Decided on static shapes, so that it is fixed when tracing: with
-        `"auto"`, the dense path is taken when `N` and `E` are known and the
-        per-graph count tensor (`T * N * N` entries) is at most
-        `DENSE_AGGREGATION_RATIO` (`XLA_DENSE_AGGREGATION_RATIO` when `xla`,
-        by default when XLA compiles the call) times the number of messages
-        per graph (`E`, twice that with reverse edges), which keeps its
-        memory and cost proportional to the edges.
-        """
-        if self.aggregation != "auto":
-            return self.aggregation == "dense"
-        num_nodes, num_edges = nodes_shape[1], edges_shape[1]
-        # Open sizes are `None`, or symbols when jax2tf traces with
-        # polymorphic shapes (the SavedModel from JAX): sparse either way.
-        if not isinstance(num_nodes, int) or not isinstance(num_edges, int):
-            return False
-        num_messages = num_edges * (2 if self.add_reverse_edges else 1)
-        cells = self.num_message_types * num_nodes * num_nodes
-        if xla is None:
-            xla = in_xla_context()
-        ratio = XLA_DENSE_AGGREGATION_RATIO if xla else DENSE_AGGREGATION_RATIO
-        return cells <= ratio * max(num_messages, 1)
-
-    def _fuses_kernels(self, dense):
-        """Whether each step multiplies the per-type sums of the states by
-        the product `A_e W_ih` instead of by `A_e`, then by `W_ih`.
-
-        Aggregation is linear, so `(Σ_u h_u A_e) W_ih = (Σ_u h_u)(A_e
-        W_ih)`: with the kernels multiplied once per call, each step needs
-        one matmul into the GRU's input projection instead of two. Taken
-        when that one is the smaller: `3 T` against `T + 3 D` columns of
-        `units²` per node on the sparse path (`T * D + 3 D` on the dense
-        one, whose stacked kernel has `D` column blocks), which is one edge
-        type, or one or two types with `concatenate_directions`.
-        """
-        num_types, directions = self.num_message_types, self.num_directions
-        transform = num_types * (directions if dense else 1)
-        return 3 * num_types < transform + 3 * directions
-
-    def _input_projection(self, type_counts, sums, per_gate):
-        """The function from a step's message sums to the GRU's input
-        projections `x W_ih + b`, one per gate: `[update, reset,
-        candidate]` (see `_gate_product` for `per_gate`).
-
-        `sums` says what each step passes it:
-
-        - `"fused"`: the per-type sums of the states, `(B * N, T * units)`,
-          row `v` holding `Σ_{(u→v) of type e} h_u` in block `e`,
-          multiplied by the kernels' product `A_e W_ih` (`_fuses_kernels`);
-        - `"per_type"`: the same sums, multiplied by the `A_e`, then by
-          `W_ih`;
-        - `"per_direction"`: the messages `h_u A_e` already summed per
-          direction, `(B * N, D * units)`, multiplied by `W_ih`.
-
-        The message biases, the same at every step, enter through
-        `type_counts` (`(B * N, T)`, the edges of each type into each
-        node), once per call.
-        """
-        input_kernel = self.gru.kernel
-        input_bias = message_bias = message_kernel = None
-        if self.use_bias:
-            input_bias = self.gru.bias[0] if self.reset_after else self.gru.bias
-            message_bias = ops.matmul(
-                type_counts,
-                self._stack_by_direction(ops.expand_dims(self.message_bias, 1)),
-            )
-        if sums != "per_direction":  # Else applied before the sums.
-            message_kernel = self._stack_by_direction(self.message_kernel)
-        if sums == "fused":
-            if self.use_bias:
-                input_bias = ops.matmul(message_bias, input_kernel) + input_bias
-            input_kernel = ops.matmul(message_kernel, input_kernel)
-            message_kernel = message_bias = None
-        gates = _gate_product(input_kernel, input_bias, per_gate)
-
-        def project(values):
-            if message_kernel is not None:
-                values = ops.matmul(values, message_kernel)
-            return gates(_add_bias(values, message_bias))
-
-        return project
-
-    def _gru_update(self, per_gate):
-        """The function `(input projections, states) -> new states`: one
-        step of the `gru` sublayer, given its input's `x W_ih + b` per gate
-        (`_input_projection`), with the math of `keras.layers.GRUCell.call`.
-        """
-        kernel, units = self.gru.recurrent_kernel, self.units
-        if self.reset_after:
-            bias = self.gru.bias[1] if self.use_bias else None
-            recurrent = _gate_product(kernel, bias, per_gate)
-        else:
-            recurrent = _gate_product(
-                kernel[:, : 2 * units], None, per_gate, parts=2
-            )
-            candidate_kernel = kernel[:, 2 * units :]
-
-        def update(inputs, states):
-            input_update, input_reset, input_candidate = inputs
-            if self.reset_after:
-                recurrent_update, recurrent_reset, candidate = recurrent(states)
-            else:
-                recurrent_update, recurrent_reset = recurrent(states)
-            update = self.recurrent_activation(input_update + recurrent_update)
-            reset = self.recurrent_activation(input_reset + recurrent_reset)
-            if self.reset_after:
-                candidate = reset * candidate
-            else:
-                candidate = ops.matmul(reset * states, candidate_kernel)
-            candidate = self.activation(input_candidate + candidate)
-            # `z h + (1 - z) h~`, in three ops instead of four.
-            return candidate + update * (states - candidate)
-
-        return update
-
-    def _propagate_dense(self, node_states, edges, edge_types, per_gate):
-        """Propagation with dense per-graph edge-count matmuls.
-
-        `counts[b, v, e, u]` is the number of edges `u → v` of message type
-        `e` in graph `b` (multi-edges counted, padding rows dropped),
-        built once by a segment sum. Each step is then dense matmuls:
-        `counts @ h`, `(B, N * T, units)`, reshaped to `(B * N, T * units)`,
-        times the `T` kernels stacked to `(T * units, units)`: exactly
-        `Σ_{(u→v) of type e} h_u A_e` (per direction with
-        `concatenate_directions`, see `_stack_by_direction`), then times
-        the GRU's input kernel (the two products fused when
-        `_fuses_kernels`).
-        """
-        batch_size, num_nodes = ops.shape(node_states)[:2]
-        units, num_types = self.units, self.num_message_types
-        is_edge = ops.greater_equal(edges[..., 0], 0)
-        sources = ops.where(is_edge, edges[..., 0], 0)
-        targets = ops.where(is_edge, edges[..., 1], 0)
-        types = ops.where(is_edge, edge_types, 0)
-        graphs = ops.expand_dims(ops.arange(batch_size, dtype="int32"), 1)
-        num_cells = batch_size * num_nodes * num_types * num_nodes
-
-        def cell(source, target, message_type):
-            index = (graphs * num_nodes + target) * num_types + message_type
-            index = index * num_nodes + source
-            # Padding rows land in the extra cell `num_cells`, dropped.
-            return ops.reshape(ops.where(is_edge, index, num_cells), (-1,))
-
-        cells = [cell(sources, targets, types)]
-        if self.add_reverse_edges:
-            cells.append(cell(targets, sources, types + self.num_edge_types))
-        cells = ops.concatenate(cells)
-        counts = _segment_sum(
-            ops.ones(ops.shape(cells), dtype=self.compute_dtype),
-            cells,
-            num_segments=num_cells + 1,
-        )[:num_cells]
-        counts = ops.reshape(
-            counts, (batch_size, num_nodes * num_types, num_nodes)
-        )
-        type_counts = None
-        if self.use_bias:
-            type_counts = ops.sum(
-                ops.reshape(
-                    counts, (batch_size * num_nodes, num_types, num_nodes)
-                ),
-                axis=-1,
-            )
-        fused = self._fuses_kernels(dense=True)
-        project = self._input_projection(
-            type_counts, "fused" if fused else "per_type", per_gate
-        )
-        update = self._gru_update(per_gate)
-
-        node_states, poisoned = _confine_non_finite(
-            node_states, counts, num_types, self.propagation_steps
-        )
-        states = ops.reshape(node_states, (-1, units))
-        for _ in range(self.propagation_steps):
-            sums = ops.matmul(
-                counts, ops.reshape(states, (batch_size, num_nodes, units))
-            )
-            sums = ops.reshape(sums, (-1, num_types * units))
-            states = update(project(sums), states)
-        states = ops.reshape(states, (batch_size, num_nodes, units))
-        # A scalar fill, not `full_like`: PyTorch's shape inference runs
-        # this on the "meta" device, where `full_like` cannot read its fill.
-        return ops.where(poisoned, float("nan"), states)
-
-    def _propagate_sparse(self, node_states, edges, edge_types, per_gate):
-        """Propagation with a gather and a segment sum per step.
-
-        Unless `_fuses_kernels`, the states are transformed by every
-        type's kernel before the gather (`h_u A_e`, then summed per
-        direction); when fused, the raw states are summed per (node, type)
-        and the step's one matmul applies `A_e W_ih`.
-        """
-        batch_size, num_nodes = ops.shape(node_states)[:2]
-        total_nodes = batch_size * num_nodes
-
-        # Disjoint union: node v of graph b is row b * N + v. Padding edges
-        # read row 0 and write to the extra segment `total_nodes`, which is
-        # dropped, so no per-step masking is needed.
-        offsets = ops.expand_dims(ops.arange(batch_size, dtype="int32"), 1)
-        offsets = offsets * num_nodes
-        is_edge = ops.reshape(ops.greater_equal(edges[..., 0], 0), (-1,))
-        sources = ops.reshape(edges[..., 0] + offsets, (-1,))
-        targets = ops.reshape(edges[..., 1] + offsets, (-1,))
-        types = ops.reshape(edge_types, (-1,))
-        senders = [ops.where(is_edge, sources, 0)]
-        receivers = [ops.where(is_edge, targets, total_nodes)]
-        message_types = [ops.where(is_edge, types, 0)]
-        if self.add_reverse_edges:
-            senders.append(ops.where(is_edge, targets, 0))
-            receivers.append(ops.where(is_edge, sources, total_nodes))
-            message_types.append(message_types[0] + self.num_edge_types)
-        sources = ops.concatenate(senders)
-        targets = ops.concatenate(receivers)
-        types = ops.concatenate(message_types)
-        units, num_types = self.units, self.num_message_types
-        type_counts = None
-        if self.use_bias:
-            # Σ_{edges into v} b_e = (edge counts per type of v) · b,
-            # the same at every step.
-            type_counts = _segment_sum(
-                ops.one_hot(types, num_types, dtype=self.compute_dtype),
-                targets,
-                num_segments=total_nodes + 1,
-            )[:total_nodes]
-        fused = self._fuses_kernels(dense=False)
-        project = self._input_projection(
-            type_counts, "fused" if fused else "per_direction", per_gate
-        )
-        update = self._gru_update(per_gate)
-
-        if fused:
-            # Segment v * T + e sums the states sent to v along type e;
-            # padding edges go to the dropped segment `total_nodes * T`.
-            rows, width = sources, num_types
-            segments = targets * num_types + types
-            kernel = None
-        else:
-            # Row u * T + e of the transformed states is h_u A_e.
-            rows, width = sources * num_types + types, self.num_directions
-            segments = targets
-            if width == 2:
-                # Forward messages into segment 2 v, reverse ones into
-                # 2 v + 1, so that row v of the sums reshaped to
-                # (N, 2 * units) is [forward sum, reverse sum].
-                reverse = ops.greater_equal(types, self.num_edge_types)
-                segments = 2 * targets + ops.cast(reverse, "int32")
-            # (units, T * units): column block e is A_e.
-            kernel = ops.reshape(
-                ops.transpose(self.message_kernel, (1, 0, 2)),
-                (units, num_types * units),
-            )
-        num_segments = width * total_nodes
-
-        states = ops.reshape(node_states, (-1, units))
-        for _ in range(self.propagation_steps):
-            sent = states
-            if kernel is not None:
-                sent = ops.reshape(ops.matmul(states, kernel), (-1, units))
-            sums = _segment_sum(
-                ops.take(sent, rows, axis=0),
-                segments,
-                num_segments=num_segments + width,
-            )[:num_segments]
-            sums = ops.reshape(sums, (-1, width * units))
-            states = update(project(sums), states)
-        return ops.reshape(states, (batch_size, num_nodes, units))
-
-    def _stack_by_direction(self, blocks):
-        """Stacks per-type blocks `(T, rows, units)` into the matrix
-        `(T * rows, D * units)` that sums them per direction.
-
-        Row block `e` is type `e`'s block. With `concatenate_directions`
-        (`D = 2`) the forward types' blocks sit in the first `units`
-        columns and the reverse types' in the last, zeros elsewhere, so
-        that a row of counts or states times it gives `[forward sum,
-        reverse sum]`; otherwise (`D = 1`) the blocks are just stacked.
-        """
-        num_types, rows, units = blocks.shape
-        stacked = ops.reshape(blocks, (num_types * rows, units))
-        if self.num_directions == 1:
-            return stacked
-        half = num_types // 2 * rows
-        zeros = ops.zeros((half, units), dtype=stacked.dtype)
-        return ops.concatenate(
-            [
-                ops.concatenate([stacked[:half], zeros], axis=1),
-                ops.concatenate([zeros, stacked[half:]], axis=1),
-            ]
+        """Whether this call sums messages with dense adjacency matmuls
+        (`_graph_aggregation.uses_dense_aggregation`); by default on whether
+        XLA compiles the call."""
+        return uses_dense_aggregation(
+            self.aggregation,
+            self.num_message_types,
+            2 if self.add_reverse_edges else 1,
+            nodes_shape[1],
+            edges_shape[1],
+            in_xla_context() if xla is None else xla,
         )
 
     def compute_output_shape(self, input_shape):
@@ -686,89 +529,77 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         config.update(
             serialize_weight_options(self, ("kernel", "recurrent", "bias"))
         )
+        if self.update_cell is not None:
+            config["update_cell"] = keras.saving.serialize_keras_object(
+                self.update_cell
+            )
         base_config = super().get_config()
         return {**base_config, **config}
 
 
-def _add_bias(values, bias):
-    return values if bias is None else values + bias
-
-
-def _gate_product(kernel, bias, per_gate, parts=3):
-    """The function `values -> values @ kernel + bias`, split into the
-    `parts` gates of `kernel`'s columns (`[update, reset, candidate]`).
-
-    With `per_gate`, the kernel and bias are split once, here, and each
-    gate takes a matmul of its own; else one matmul is split after. Outside
-    XLA (TensorFlow graphs, PyTorch) the first was 2-6% faster per train
-    step: a split's gradient is a concatenation, one per step. XLA fuses
-    the split away, and there the one wide matmul was up to 20% faster
-    (docs/design/gated_graph.md).
-    """
-    if not per_gate:
-
-        def product(values):
-            return ops.split(
-                _add_bias(ops.matmul(values, kernel), bias), parts, -1
-            )
-
-        return product
-    kernels = ops.split(kernel, parts, axis=-1)
-    biases = [None] * parts if bias is None else ops.split(bias, parts, -1)
-
-    def product(values):
-        return [
-            _add_bias(ops.matmul(values, gate_kernel), gate_bias)
-            for gate_kernel, gate_bias in zip(kernels, biases)
-        ]
-
-    return product
-
-
-def _confine_non_finite(node_states, counts, num_types, steps):
-    """Keeps a non-finite node state to the nodes it has a path of edges to.
-
-    In `counts @ h`, a NaN or infinite state of node `u` would reach every
-    row through the zero counts of the nodes without an edge from `u`
-    (`0 * NaN`). The GRU keeps finite states finite, so only the initial
-    states can hold one: they are zeroed, and the nodes within
-    `propagation_steps` edges of one (following the messages, `u` itself
-    included) are found by as many boolean steps of `counts`, to be set to
-    NaN at the end, as the sparse aggregation leaves them. The other nodes
-    read no state of theirs, so their states are exact.
-
-    Returns the zeroed `(B, N, units)` states and the `(B, N, 1)` mask of
-    the nodes to poison.
-    """
-    finite = ops.all(ops.isfinite(node_states), axis=-1, keepdims=True)
-    batch_size, num_nodes = ops.shape(node_states)[:2]
-    reached = ops.cast(ops.logical_not(finite), counts.dtype)
-    for _ in range(steps):
-        # (B, N * T, 1) -> edges into each node from a reached one.
-        incoming = ops.reshape(
-            ops.matmul(counts, reached), (batch_size, num_nodes, num_types)
+def _check_update_cell(update_cell, units):
+    """`update_cell` (deserialized if a config), or a `ValueError` if it is
+    no cell whose first state has `units` entries."""
+    if update_cell is None:
+        return None
+    if isinstance(update_cell, dict):
+        update_cell = keras.saving.deserialize_keras_object(update_cell)
+    sizes = _state_sizes(update_cell)
+    if not isinstance(update_cell, keras.layers.Layer) or sizes is None:
+        raise ValueError(
+            "Argument `update_cell` must be a Keras recurrent cell: a layer "
+            "with a `state_size` of positive ints and "
+            "`call(inputs, states)`, such as `keras.layers.LSTMCell(units)`. "
+            f"Received: update_cell={update_cell!r}"
         )
-        incoming = ops.sum(incoming, axis=-1, keepdims=True)
-        reached = ops.cast(ops.greater(reached + incoming, 0), counts.dtype)
-    safe = ops.where(finite, node_states, ops.zeros_like(node_states))
-    return safe, ops.greater(reached, 0)
+    if sizes[0] != units:
+        raise ValueError(
+            "Argument `update_cell` must have a first state of "
+            f"units={units} entries: the node states, from which messages "
+            f"are sent. Received: update_cell={update_cell.name!r} "
+            f"({type(update_cell).__name__}) with "
+            f"state_size={update_cell.state_size!r}"
+        )
+    return update_cell
 
 
-def _segment_sum(data, segment_ids, num_segments):
-    """`ops.segment_sum`, written so that PyTorch can also trace it.
-
-    Keras' PyTorch `segment_sum` cannot run on the `"meta"` device, on
-    which Keras first tries to infer a layer's output shape (in `fit`,
-    `evaluate`); it then falls back to tensors of ones, which are no valid
-    graph when there is one edge type. A scatter-add does the same sum and
-    runs there too.
-    """
-    if keras.backend.backend() != "torch":
-        return ops.segment_sum(data, segment_ids, num_segments=num_segments)
-    zeros = ops.zeros((num_segments, *data.shape[1:]), dtype=data.dtype)
-    return ops.scatter_update(
-        zeros, ops.expand_dims(segment_ids, -1), data, reduction="add"
+def _state_sizes(cell):
+    """A cell's state sizes as a list of ints, or `None` if they are not."""
+    state_size = getattr(cell, "state_size", None)
+    sizes = (
+        list(state_size)
+        if isinstance(state_size, (list, tuple))
+        else [state_size]
     )
+    if not all(
+        isinstance(size, int) and not isinstance(size, bool) and size > 0
+        for size in sizes
+    ):
+        return None
+    return sizes
+
+
+def _check_gru_options_unset(layer):
+    """Refuses the GRU's own arguments next to an `update_cell`."""
+    for name, default in GRU_OPTIONS.items():
+        value = getattr(layer, name)
+        if name.endswith("activation"):
+            value, default = (
+                activations.serialize(activations.get(v))
+                for v in (value, default)
+            )
+        elif name.endswith("initializer"):
+            value, default = (
+                initializers.serialize(initializers.get(v))
+                for v in (value, default)
+            )
+        if value != default:
+            raise ValueError(
+                f"Argument `{name}` configures the default GRU update, so "
+                "it cannot be set with `update_cell`: configure the cell "
+                f"instead. Received: {name}={getattr(layer, name)!r}, "
+                f"update_cell={layer.update_cell.name!r}"
+            )
 
 
 def _initial_states(node_inputs, node_mask, units, dtype, features):

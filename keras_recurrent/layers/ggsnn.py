@@ -383,9 +383,11 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
         read_annotations = []
         for step in range(self.output_steps):
             read_annotations.append(annotations)
+            # The graph is checked once, above: the propagations run on it
+            # as prepared.
             graph = [annotations, edges, edge_types, node_mask]
-            states = self.output_propagation(
-                graph, training=training, _checked=True
+            states = self.output_propagation.propagate(
+                *graph, training=training
             )
             node_inputs_and_mask = [states, annotations, node_mask]
             if self.task == "node_selection":
@@ -398,8 +400,8 @@ class GGSNN(KnownRankInputs, keras.layers.Layer):
             if step == self.output_steps - 1:
                 break
             if self.annotation_propagation is not None:
-                states = self.annotation_propagation(
-                    graph, training=training, _checked=True
+                states = self.annotation_propagation.propagate(
+                    *graph, training=training
                 )
             features = ops.concatenate([states, annotations], axis=-1)
             if self.annotation_hidden is not None:

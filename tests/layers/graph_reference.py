@@ -43,13 +43,15 @@ def gated_graph_weights(layer):
             return None
         return keras.ops.convert_to_numpy(variable).astype("float64")
 
-    return {
+    weights = {
         "message_kernel": value(layer.message_kernel),
         "message_bias": value(layer.message_bias),
-        "kernel": value(layer.gru.kernel),
-        "recurrent_kernel": value(layer.gru.recurrent_kernel),
-        "bias": value(layer.gru.bias) if layer.use_bias else None,
     }
+    if layer.update_cell is None:  # The default GRU.
+        weights["kernel"] = value(layer.gru.kernel)
+        weights["recurrent_kernel"] = value(layer.gru.recurrent_kernel)
+        weights["bias"] = value(layer.gru.bias) if layer.use_bias else None
+    return weights
 
 
 def gated_graph(
@@ -62,22 +64,30 @@ def gated_graph(
     num_edge_types,
     propagation_steps,
     add_reverse_edges,
-    reset_after,
+    reset_after=True,
     concatenate_directions=False,
+    update=None,
+    state_sizes=(),
 ):
     """GG-NN propagation, graph by graph and edge by edge.
 
     With `concatenate_directions`, the GRU input is `[Σ forward messages,
-    Σ reverse messages]` (the paper's Eq. 2), else their total.
+    Σ reverse messages]` (the paper's Eq. 2), else their total. `update`,
+    if given, replaces the GRU: a NumPy function `(sums, [h, *others]) ->
+    new states`, whose other states, of `state_sizes[1:]` entries, start
+    at zero.
     """
     batch_size, num_nodes, features = node_inputs.shape
-    units = weights["recurrent_kernel"].shape[0]
+    units = weights["message_kernel"].shape[-1]
     outputs = np.zeros((batch_size, num_nodes, units))
     for graph in range(batch_size):
         real = np.asarray(node_mask[graph]).astype(bool)
-        states = np.zeros((num_nodes, units))
-        states[real, :features] = node_inputs[graph][real]
+        node_states = np.zeros((num_nodes, units))
+        node_states[real, :features] = node_inputs[graph][real]
+        others = [np.zeros((num_nodes, size)) for size in state_sizes[1:]]
+        cell_states = [node_states, *others]
         for _ in range(propagation_steps):
+            states = cell_states[0]
             incoming = np.zeros((num_nodes, 2, units))
             for (source, target), edge_type in zip(
                 edges[graph], edge_types[graph], strict=True
@@ -102,16 +112,30 @@ def gated_graph(
                 incoming_sums = incoming.reshape(num_nodes, 2 * units)
             else:
                 incoming_sums = incoming.sum(axis=1)
-            states = gru_step(
-                incoming_sums,
-                states,
-                weights["kernel"],
-                weights["recurrent_kernel"],
-                weights["bias"],
-                reset_after,
-            )
-        outputs[graph][real] = states[real]
+            if update is not None:
+                cell_states = update(incoming_sums, cell_states)
+                continue
+            cell_states = [
+                gru_step(
+                    incoming_sums,
+                    states,
+                    weights["kernel"],
+                    weights["recurrent_kernel"],
+                    weights["bias"],
+                    reset_after,
+                )
+            ]
+        outputs[graph][real] = cell_states[0][real]
     return outputs
+
+
+def lstm_step(x, states, kernel, recurrent_kernel, bias):
+    """Keras' `LSTMCell` (gates `[i, f, c, o]`): the new `[h, c]`."""
+    h, c = states
+    z = x @ kernel + h @ recurrent_kernel + bias
+    i, f, g, o = np.split(z, 4, axis=-1)
+    c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+    return [sigmoid(o) * np.tanh(c), c]
 
 
 def graph_readout(node_states, node_inputs, node_mask, kernel, bias):

@@ -80,13 +80,10 @@ ONE_TYPE_OPTIONS = {
 }
 
 
-def _one_type_layer(graphs, aggregation, options, fused=None):
+def _one_type_layer(graphs, aggregation, options):
     layer = kr.layers.GatedGraph(
         UNITS, 1, propagation_steps=STEPS, aggregation=aggregation, **options
     )
-    if fused is not None:
-        # The unfused products, for comparison: `A_e` then `W_ih`.
-        layer._fuses_kernels = lambda dense: fused
     layer.build([array.shape for array in reference.as_list(graphs)])
     reference.randomize_weights(layer, seed=3)
     return layer
@@ -97,17 +94,27 @@ def _one_type_layer(graphs, aggregation, options, fused=None):
 )
 @pytest.mark.parametrize("aggregation", ["dense", "sparse"])
 def test_fused_kernels_match_reference_and_unfused_gradients(
-    options, aggregation
+    monkeypatch, options, aggregation
 ):
     # One edge type (and one plus its reverse, summed per direction) is
     # where a step's single matmul by `A_e W_ih` costs less than two.
+    from keras_recurrent.layers import _graph_gru_cell
+
     graphs = reference.random_graphs(7, num_edge_types=1)
     inputs = [tf.constant(array) for array in reference.as_list(graphs)]
+    fuses_kernels = _graph_gru_cell.fuses_kernels
     results = []
-    for fused in (None, False):
-        layer = _one_type_layer(graphs, aggregation, options, fused)
-        if fused is None:
-            assert layer._fuses_kernels(dense=aggregation == "dense")
+    for fused in (True, False):
+        layer = _one_type_layer(graphs, aggregation, options)
+        if fused:
+            num_types = layer.num_message_types
+            directions = layer.num_directions
+            assert fuses_kernels(num_types, directions, aggregation == "dense")
+        else:
+            # The unfused products, for comparison: `A_e` then `W_ih`.
+            monkeypatch.setattr(
+                _graph_gru_cell, "fuses_kernels", lambda *args: False
+            )
         sources = [inputs[0], *layer.trainable_variables]
         with tf.GradientTape() as tape:
             tape.watch(inputs[0])
@@ -137,11 +144,12 @@ def test_per_gate_and_wide_gru_products_agree(
     # Outside XLA each gate takes a matmul of its own; under XLA one wide
     # matmul is split after. Same values and gradients, fused or not,
     # with and without biases, both GRU variants.
+    from keras_recurrent.layers import _graph_gru_cell
     from keras_recurrent.layers import gated_graph
 
     graphs = reference.random_graphs(7, num_edge_types=1)
     inputs = [tf.constant(array) for array in reference.as_list(graphs)]
-    product = gated_graph._gate_product
+    product = _graph_gru_cell.gate_product
     results = []
     for xla in (False, True):
         seen = []
@@ -151,7 +159,7 @@ def test_per_gate_and_wide_gru_products_agree(
             return product(*args, **kwargs)
 
         monkeypatch.setattr(gated_graph, "in_xla_context", lambda xla=xla: xla)
-        monkeypatch.setattr(gated_graph, "_gate_product", spy)
+        monkeypatch.setattr(_graph_gru_cell, "gate_product", spy)
         layer = _one_type_layer(graphs, aggregation, options)
         sources = [inputs[0], *layer.trainable_variables]
         with tf.GradientTape() as tape:
@@ -178,16 +186,14 @@ def test_kernels_are_fused_only_where_one_matmul_is_cheaper():
         (2, True, True): (False, True),  # 12 > 10, 12 < 14
         (4, True, True): (False, False),  # 24 > 14, 24 > 22
     }
+    from keras_recurrent.layers._graph_gru_cell import fuses_kernels
+
     for (types, reverse, directions), expected in cases.items():
-        layer = kr.layers.GatedGraph(
-            4,
-            types,
-            add_reverse_edges=reverse,
-            concatenate_directions=directions,
-        )
+        num_types = types * (2 if reverse else 1)
+        num_directions = 2 if directions else 1
         assert (
-            layer._fuses_kernels(dense=False),
-            layer._fuses_kernels(dense=True),
+            fuses_kernels(num_types, num_directions, dense=False),
+            fuses_kernels(num_types, num_directions, dense=True),
         ) == expected
 
 
@@ -763,3 +769,299 @@ def test_equals_pyg_gated_graph_conv_with_the_same_weights(aggregation):
     np.testing.assert_allclose(
         np.reshape(outputs, (-1, units)), expected, atol=1e-5
     )
+
+
+# `update_cell`: any Keras recurrent cell whose first state has `units`
+# entries updates the nodes.
+
+
+@keras.saving.register_keras_serializable(package="test_gated_graph")
+class TwoStateCell(keras.layers.Layer):
+    """`h' = tanh(x W + h U + m V)`, `m' = m + x P`: a second state of
+    another size than `units`, to check that it starts at zero."""
+
+    def __init__(self, units, memory=2, **kwargs):
+        super().__init__(**kwargs)
+        self.units, self.memory = units, memory
+        self.state_size = [units, memory]
+        self.output_size = units
+
+    def build(self, input_shape):
+        width = input_shape[-1]
+        self.kernel = self.add_weight(shape=(width, self.units), name="kernel")
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.units, self.units), name="recurrent_kernel"
+        )
+        self.memory_kernel = self.add_weight(
+            shape=(self.memory, self.units), name="memory_kernel"
+        )
+        self.memory_input = self.add_weight(
+            shape=(width, self.memory), name="memory_input"
+        )
+
+    def call(self, inputs, states):
+        h, m = states
+        h = keras.ops.tanh(
+            inputs @ self.kernel
+            + h @ self.recurrent_kernel
+            + m @ self.memory_kernel
+        )
+        return h, [h, m + inputs @ self.memory_input]
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "memory": self.memory,
+        }
+
+
+def _value(tensor):
+    return keras.ops.convert_to_numpy(tensor)
+
+
+def _numpy(variable):
+    return keras.ops.convert_to_numpy(variable).astype("float64")
+
+
+def _numpy_update(cell):
+    """The NumPy step of `cell`, for `reference.gated_graph(update=...)`."""
+    if isinstance(cell, keras.layers.LSTMCell):
+        weights = [_numpy(w) for w in (cell.kernel, cell.recurrent_kernel)]
+        bias = _numpy(cell.bias)
+        return lambda x, states: reference.lstm_step(x, states, *weights, bias)
+    kernel, recurrent, memory_kernel, memory_input = (
+        _numpy(w)
+        for w in (
+            cell.kernel,
+            cell.recurrent_kernel,
+            cell.memory_kernel,
+            cell.memory_input,
+        )
+    )
+
+    def update(x, states):
+        h, m = states
+        h_new = np.tanh(x @ kernel + h @ recurrent + m @ memory_kernel)
+        return [h_new, m + x @ memory_input]
+
+    return update
+
+
+CELLS = {
+    "lstm": lambda: keras.layers.LSTMCell(UNITS),
+    "two_states": lambda: TwoStateCell(UNITS),
+}
+
+
+def _cell_layer(graphs, cell, **kwargs):
+    layer = _layer(graphs, seed=4, update_cell=CELLS[cell](), **kwargs)
+    return layer, _cell_expected(layer, graphs)
+
+
+def _cell_expected(layer, graphs):
+    return reference.gated_graph(
+        *(np.asarray(array) for array in reference.as_list(graphs)),
+        reference.gated_graph_weights(layer),
+        num_edge_types=layer.num_edge_types,
+        propagation_steps=layer.propagation_steps,
+        add_reverse_edges=layer.add_reverse_edges,
+        concatenate_directions=layer.concatenate_directions,
+        update=_numpy_update(layer.update_cell),
+        state_sizes=layer.update_cell.state_size,
+    )
+
+
+UPDATE_CELL_OPTIONS = {
+    "default": {},
+    "no_reverse_no_bias": {"add_reverse_edges": False, "use_bias": False},
+    "paper_directions": {"concatenate_directions": True},
+}
+
+
+@pytest.mark.parametrize(
+    "options", UPDATE_CELL_OPTIONS.values(), ids=list(UPDATE_CELL_OPTIONS)
+)
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+@pytest.mark.parametrize("cell", list(CELLS))
+def test_update_cell_matches_numpy_reference(cell, aggregation, options):
+    graphs = reference.random_graphs(8)
+    layer, expected = _cell_layer(
+        graphs, cell, aggregation=aggregation, **options
+    )
+    width = 2 * UNITS if options.get("concatenate_directions") else UNITS
+    assert tuple(layer.update_cell.kernel.shape)[0] == width
+    np.testing.assert_allclose(_value(layer(graphs)), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+@pytest.mark.parametrize("cell", list(CELLS))
+def test_update_cell_compiled_matches_numpy_reference(cell, aggregation):
+    # `jit_compile=True`: XLA on TensorFlow, `jax.jit` on JAX.
+    graphs = reference.random_graphs(9)
+    inputs = kr.graphs.graph_inputs(3)
+    layer = kr.layers.GatedGraph(
+        UNITS,
+        NUM_EDGE_TYPES,
+        STEPS,
+        aggregation=aggregation,
+        update_cell=CELLS[cell](),
+    )
+    model = keras.Model(inputs, layer(inputs))
+    reference.randomize_weights(layer, seed=5)
+    model.compile(jit_compile=True)
+    np.testing.assert_allclose(
+        model.predict(graphs, verbose=0),
+        _cell_expected(layer, graphs),
+        atol=1e-5,
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"reset_after": False},
+        {"num_edge_types": 1, "add_reverse_edges": False},  # fused kernels
+        {"concatenate_directions": True, "use_bias": False},
+    ],
+    ids=["default", "reset_before", "fused", "directions_no_bias"],
+)
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_keras_gru_cell_as_update_cell_is_the_default(options, aggregation):
+    # The default GRU's fast path (per-gate products, fused kernels) and a
+    # plain `keras.layers.GRUCell` called step by step: one result.
+    options = {"num_edge_types": NUM_EDGE_TYPES, **options}
+    graphs = reference.random_graphs(
+        10, num_edge_types=options["num_edge_types"]
+    )
+    shapes = [array.shape for array in reference.as_list(graphs)]
+    default = kr.layers.GatedGraph(
+        UNITS, propagation_steps=STEPS, aggregation=aggregation, **options
+    )
+    default.build(shapes)
+    reference.randomize_weights(default, seed=6)
+    reset_after = options.pop("reset_after", True)
+    use_bias = options.get("use_bias", True)
+    plain = kr.layers.GatedGraph(
+        UNITS,
+        propagation_steps=STEPS,
+        aggregation=aggregation,
+        update_cell=keras.layers.GRUCell(
+            UNITS, reset_after=reset_after, use_bias=use_bias
+        ),
+        **options,
+    )
+    plain.build(shapes)
+    plain.set_weights(default.get_weights())
+    np.testing.assert_allclose(
+        _value(plain(graphs)), _value(default(graphs)), atol=1e-5
+    )
+
+
+def test_update_cell_trains_with_dropout_and_keeps_its_weights():
+    graphs = reference.random_graphs(11)
+    inputs = kr.graphs.graph_inputs(3)
+    cell = keras.layers.LSTMCell(UNITS, dropout=0.3, recurrent_dropout=0.3)
+    layer = kr.layers.GatedGraph(UNITS, NUM_EDGE_TYPES, STEPS, update_cell=cell)
+    model = keras.Model(inputs, layer(inputs))
+    model.compile("adam", "mse")
+    assert [w.path for w in layer.weights] == [
+        f"{layer.name}/message_kernel",
+        f"{layer.name}/message_bias",
+        f"{layer.name}/{cell.name}/kernel",
+        f"{layer.name}/{cell.name}/recurrent_kernel",
+        f"{layer.name}/{cell.name}/bias",
+    ]
+    before = keras.ops.convert_to_numpy(cell.kernel)
+    target = np.ones((3, 6, UNITS), "float32")
+    model.fit(graphs, target, epochs=2, verbose=0)
+    assert not np.allclose(keras.ops.convert_to_numpy(cell.kernel), before)
+    # Without training, no dropout: the NumPy reference holds.
+    np.testing.assert_allclose(
+        model.predict(graphs, verbose=0),
+        _cell_expected(layer, graphs),
+        atol=1e-5,
+    )
+
+
+def test_update_cell_config_round_trip():
+    layer = kr.layers.GatedGraph(
+        4, 2, update_cell=keras.layers.LSTMCell(4, unit_forget_bias=False)
+    )
+    config = layer.get_config()
+    json.dumps(config)
+    assert config["update_cell"]["class_name"] == "LSTMCell"
+    clone = kr.layers.GatedGraph.from_config(config)
+    assert isinstance(clone.update_cell, keras.layers.LSTMCell)
+    assert clone.update_cell.unit_forget_bias is False
+    assert clone.get_config() == config
+    # The default GRU keeps the configs of earlier releases.
+    assert "update_cell" not in kr.layers.GatedGraph(4, 2).get_config()
+
+
+def test_update_cell_model_save_and_load(tmp_path):
+    graphs = reference.random_graphs(12)
+    inputs = kr.graphs.graph_inputs(3)
+    layer = kr.layers.GatedGraph(
+        UNITS, NUM_EDGE_TYPES, STEPS, update_cell=TwoStateCell(UNITS)
+    )
+    model = keras.Model(inputs, layer(inputs))
+    reference.randomize_weights(layer, seed=7)
+    path = tmp_path / "model.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    loaded_layer = loaded.layers[-1]
+    assert isinstance(loaded_layer.update_cell, TwoStateCell)
+    np.testing.assert_allclose(
+        _value(loaded(graphs)), _value(model(graphs)), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        _value(loaded(graphs)), _cell_expected(layer, graphs), atol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    ("update_cell", "message"),
+    [
+        (keras.layers.LSTMCell(5), r"units=4 .*state_size=\[5, 5\]"),
+        (keras.layers.Dense(4), "Keras recurrent cell.*Received: update_cell"),
+        ("lstm", "Keras recurrent cell.*Received: update_cell='lstm'"),
+        (TwoStateCell(4, memory=0), r"Received: update_cell=<TwoStateCell"),
+    ],
+    ids=["state_size", "no_state", "string", "zero_state"],
+)
+def test_bad_update_cell(update_cell, message):
+    with pytest.raises(ValueError, match=f"`update_cell`.*{message}"):
+        kr.layers.GatedGraph(4, 2, update_cell=update_cell)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        {"reset_after": False},
+        {"activation": "relu"},
+        {"recurrent_initializer": "zeros"},
+        {"recurrent_regularizer": "l2"},
+    ],
+)
+def test_gru_options_are_refused_with_update_cell(option):
+    [(name, _)] = option.items()
+    with pytest.raises(ValueError, match=f"`{name}` configures the default"):
+        kr.layers.GatedGraph(
+            4, 2, update_cell=keras.layers.LSTMCell(4), **option
+        )
+
+
+def test_propagate_is_call_on_a_checked_graph():
+    # `propagate` (what `GGSNN` runs) takes the prepared tensors.
+    graphs = reference.random_graphs(13)
+    layer = _layer(graphs)
+    expected = layer(graphs)
+    propagated = layer.propagate(
+        graphs["node_inputs"],
+        keras.ops.cast(graphs["edges"], "int32"),
+        keras.ops.cast(graphs["edge_types"], "int32"),
+        keras.ops.cast(graphs["node_mask"], "bool"),
+    )
+    np.testing.assert_allclose(_value(propagated), _value(expected), atol=1e-6)
