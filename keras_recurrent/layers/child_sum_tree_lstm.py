@@ -51,7 +51,7 @@ class ChildSumTreeLSTM(TreeLSTMLayer):
     runs the same levels with static shapes, fed by the schedule
     `tree_levels` that `kr.trees.encode_trees` and `kr.trees.padded_batch`
     add to each batch: pass it as the fourth input (or dict key). Without
-    it, the layer derives a schedule in the compiled graph, several times
+    it, the layer derives a schedule in the compiled graph, tens of times
     slower, and warns once.
 
     Nodes must be in topological order: every child's index smaller than
