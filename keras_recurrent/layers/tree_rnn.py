@@ -277,7 +277,8 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
             # host's schedule, which is left unread
             # (docs/design/tree_lstm.md).
             schedule = self._dynamic_schedule(children, node_mask, checked)
-        return self._run(schedule, node_inputs, children.shape[2], training)
+        num_slots = ops.shape(children)[2]
+        return self._run(schedule, node_inputs, num_slots, training)
 
     def _dynamic_schedule(self, children, node_mask, checked):
         """The level order of the real nodes, derived in the graph, after
@@ -438,6 +439,13 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
                 ops.cast(ops.less(slots, num_states), mask_dtype),
                 loop_state,
             )
+            if shared and output is not new_states[0]:
+                raise ValueError(
+                    f"{type(self).__name__}: the cell's leaves give their "
+                    "first state as their output, its steps another tensor; "
+                    "a tree cell must do the same for both. Received: "
+                    f"cell={self.cell!r}"
+                )
             new = list(new_states) if shared else [output, *new_states]
             if valid is not None:
                 # Padding entries write zeros into the zero row.
