@@ -42,7 +42,7 @@ def _tree_model():
 
     import keras_recurrent as kr
 
-    inputs = kr.trees.tree_inputs(2)
+    inputs = kr.trees.tree_inputs(2, levels=False)  # Served without it.
     tokens = keras.layers.Embedding(20, FEATURES)(inputs["node_tokens"])
     root = kr.layers.NaryTreeLSTM(UNITS, arity=2)(
         [tokens, inputs["children"], inputs["node_mask"]]

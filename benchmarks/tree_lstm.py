@@ -15,10 +15,10 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
   in topological order; each step reads its projection from a
   `TensorArray`, gathers its children's `[h, c]` from another one (written
   once per node; only the real nodes, as (a) keeps them) and applies the
-  layer's own one-level update (`_update`, with the weights prepared once
-  by `_level_weights` and `_input_weights`, as (a) does) to that single
-  node. It checks that its logits equal (a)'s before timing. This is how
-  a Tree-LSTM runs without level batching (e.g. the Lua Torch one), but
+  layer's own cell step (`layer.cell.step`, with the weights prepared once
+  by `layer.cell.prepare_loop`, as (a) does) to that single node. It
+  checks that its logits equal (a)'s before timing. This is how a
+  Tree-LSTM runs without level batching (e.g. the Lua Torch one), but
   compiled into one graph rather than a Python loop. (An earlier version
   sliced each node's row out of the projection tensor, whose gradient is a
   dense tensor of all nodes per step, and kept padding nodes in its arrays;
@@ -175,8 +175,14 @@ class TreeClassifier(keras.Model):
         )
         slots = tf.gather(slots, real_rows)
         x = self.embedding(tf.gather(tf.reshape(tokens, (-1,)), real_rows))
-        projected = layer._project(x, *layer._input_weights())
         size = tf.size(real_rows)
+        cell = layer.cell
+        # The cell's rows (its inputs or their projections: it projects
+        # narrow inputs in its steps) and the weights arranged once.
+        loop_inputs, loop_state = cell.prepare_loop(
+            x, tf.zeros((size,), tf.int32), 1
+        )
+        projected = loop_inputs["inputs"]
         # Reading a node's projection from a TensorArray, not by slicing
         # `projected`: a slice's gradient is a dense `(nodes, 4 * units)`
         # tensor per node, which would make the loop quadratic.
@@ -189,16 +195,15 @@ class TreeClassifier(keras.Model):
             clear_after_read=False,
             element_shape=(2 * units,),
         ).write(0, tf.zeros((2 * units,), projected.dtype))
-        weights = layer._level_weights()
 
         def body(step, states):
             # One gather of the K slots was faster here than K reads.
             child = tf.expand_dims(states.gather(slots[step]), 0)
-            new_h, new_c = layer._update(
-                weights,
-                tf.expand_dims(x_array.read(step), 0),
-                child[..., :units],
-                child[..., units:],
+            _, (new_h, new_c) = cell.step(
+                {"inputs": tf.expand_dims(x_array.read(step), 0)},
+                [child[..., :units], child[..., units:]],
+                None,
+                loop_state,
             )
             return step + 1, states.write(
                 step + 1, tf.concat([new_h, new_c], axis=-1)[0]

@@ -72,7 +72,9 @@ def _tree_case(nary):
             trees = [trees[0], trees[2], trees[3]]
         arity = 2 if nary else 5
         inputs = tree_reference.encode(trees, arity, FEATURES)
-        model_inputs = kr.trees.tree_inputs(arity, node_features=FEATURES)
+        model_inputs = kr.trees.tree_inputs(
+            arity, node_features=FEATURES, levels=False
+        )
         trees = list(model_inputs.values())
         options = {"arity": arity} if nary else {}
         layer_class = (

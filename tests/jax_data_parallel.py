@@ -62,7 +62,9 @@ def _tree_model(make_layer, num_children):
     def make():
         inputs = kr.trees.tree_inputs(num_children, num_nodes=9)
         embedded = keras.layers.Embedding(8, FEATURES)(inputs["node_tokens"])
-        root = make_layer()([embedded, inputs["children"], inputs["node_mask"]])
+        tree_tensors = {**inputs, "node_inputs": embedded}
+        del tree_tensors["node_tokens"]
+        root = make_layer()(tree_tensors)
         return keras.Model(inputs, keras.layers.Dense(1)(root))
 
     return make

@@ -7,6 +7,7 @@ the model's config).
 """
 
 from keras_recurrent.layers.child_sum_tree_lstm import ChildSumTreeLSTM
+from keras_recurrent.layers.child_sum_tree_lstm_cell import ChildSumTreeLSTMCell
 from keras_recurrent.layers.coupled_lstm import CoupledLSTM
 from keras_recurrent.layers.coupled_lstm_cell import CoupledLSTMCell
 from keras_recurrent.layers.gated_feedback_cell import GatedFeedbackCell
@@ -18,16 +19,19 @@ from keras_recurrent.layers.lstm_variant import LSTMVariant
 from keras_recurrent.layers.lstm_variant_cell import VARIANTS
 from keras_recurrent.layers.lstm_variant_cell import LSTMVariantCell
 from keras_recurrent.layers.nary_tree_lstm import NaryTreeLSTM
+from keras_recurrent.layers.nary_tree_lstm_cell import NaryTreeLSTMCell
 from keras_recurrent.layers.node_selection import NodeSelection
 from keras_recurrent.layers.peephole_lstm import PeepholeLSTM
 from keras_recurrent.layers.peephole_lstm_cell import PeepholeLSTMCell
 from keras_recurrent.layers.residual_stack import ResidualStack
 from keras_recurrent.layers.sequence_pooling import SequencePooling
+from keras_recurrent.layers.tree_rnn import TreeRNN
 from keras_recurrent.layers.truncated_rnn import TruncatedRNN
 
 __all__ = [
     "VARIANTS",
     "ChildSumTreeLSTM",
+    "ChildSumTreeLSTMCell",
     "CoupledLSTM",
     "CoupledLSTMCell",
     "GGSNN",
@@ -38,10 +42,12 @@ __all__ = [
     "LSTMVariant",
     "LSTMVariantCell",
     "NaryTreeLSTM",
+    "NaryTreeLSTMCell",
     "NodeSelection",
     "PeepholeLSTM",
     "PeepholeLSTMCell",
     "ResidualStack",
     "SequencePooling",
+    "TreeRNN",
     "TruncatedRNN",
 ]

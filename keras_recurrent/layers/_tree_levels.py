@@ -1,5 +1,38 @@
-"""The level computation of the Tree-LSTM layers: which nodes each step of
-the level loop updates, and which rows they read."""
+"""The schedules of `TreeRNN`'s level loop: which nodes each step updates,
+and which rows they read.
+
+One loop (`TreeRNN`) consumes a schedule, a dict that says where the
+states live and what each step reads and writes; this module derives the
+schedules. `dynamic_schedule` works on the real nodes alone, sorted by
+level in the graph (TensorFlow without XLA, PyTorch: dynamic shapes);
+`static_schedule` and `host_schedule` keep every row of the padded batch,
+with a window of rows per step, derived in the graph or read from the
+host's `tree_levels` (XLA and JAX: static shapes).
+
+A schedule holds:
+
+- `leaf_rows`: the rows of the flat batch (`b * N + v`) whose states the
+  leaf pass computes, in state order; `None` for every row, kept where
+  `leaf_mask` `(B * N, 1)` is true (zeros elsewhere).
+- `inner_rows`: the rows whose inputs the loop reads, in the order of the
+  step's `x_rows`; `None` for every row, then the zero row `B * N`.
+- `num_states`: the rows of the state arrays before their last, all-zero
+  row (which empty child slots read): leaves first, then the inner nodes.
+- `level_rows(level)`: a step's `(x_rows, slots, out, valid)`: the rows of
+  the loop's inputs, the children's state rows `(M, K)` (the zero row in
+  empty slots), the state rows written, and `None` or `(M,)` bool, whether
+  each entry is a node (the others write zeros).
+- `bounds`: `(first, stop, most)`, the steps `first <= level < stop`; a
+  Python `stop` is a loop of static length; `most` bounds a tensor `stop`
+  where XLA's gradient or JAX need it.
+- `add_into_zeros`: whether a step adds its states into the zero rows it
+  writes (one in-place scatter-add under XLA) instead of updating them.
+- `node_states`: `(B * N,)`, each node's state row (the zero row for
+  padding); `None` where state row `r` is node row `r`.
+- `roots`: `(B,)`, each root's state row (the zero row for an empty tree).
+- `bad`: `None`, or `(B,)` bool, the trees that break the rules (compiled
+  code cannot raise), whose outputs become NaN.
+"""
 
 from keras import ops
 
@@ -83,54 +116,150 @@ def node_levels(children, parent):
     return ops.where(inner, 1 + deepest - depth, 0)
 
 
-def static_schedule(children, real, bad):
-    """The level schedule of `TreeLSTMBase._call_static`, with static shapes.
+def root_rows(real):
+    """`(B,)`: each tree's root as its row `b * N + v` of the flat batch:
+    its last real node; `B * N` (the zero row) for an empty tree."""
+    batch_size, num_nodes = ops.shape(real)[0], ops.shape(real)[1]
+    sizes = ops.sum(ops.cast(real, "int32"), axis=1)
+    return ops.where(
+        ops.greater(sizes, 0),
+        ops.arange(batch_size, dtype="int32") * num_nodes + sizes - 1,
+        batch_size * num_nodes,
+    )
 
-    Returns a dict: `real` `(B, N)`, the real nodes of the good trees;
-    `child_rows` `(B * N + 1, K)`, each row's children as rows (the zero
-    row `B * N` in empty slots, for padding and for the extra row);
-    `order`, the inner rows sorted by level followed by the other rows and
-    a window's worth of `B * N`; `counts` and `starts` `(N + 1,)`, the size
-    and start in `order` of each level; `num_levels`.
+
+def good_child_rows(children, real, bad):
+    """`(flat_good, child_rows)`: `(B * N,)` bool, the real nodes of the
+    trees not in `bad`, and `(B * N, K)`, their children as rows of the flat
+    batch (`B * N`, the zero row, in empty slots and for the other rows)."""
+    total = ops.shape(children)[0] * ops.shape(children)[1]
+    good = ops.logical_and(real, ops.logical_not(ops.expand_dims(bad, -1)))
+    flat_good = ops.reshape(good, (-1,))
+    child_rows = ops.where(
+        ops.expand_dims(flat_good, -1), flat_child_rows(children, total), total
+    )
+    return flat_good, child_rows
+
+
+def padded_schedule(flat_good, child_rows, real, bad, level_rows, bounds):
+    """A schedule over every row of the padded batch (static shapes): what
+    `static_schedule` and `host_schedule` share. `flat_good` and
+    `child_rows` are `good_child_rows`'; `level_rows(level, child_rows)`
+    gives a step's rows, reading `child_rows` with the zero row appended."""
+    total = ops.shape(child_rows)[0]
+    flat_good = ops.expand_dims(flat_good, -1)
+    is_parent = ops.any(ops.less(child_rows, total), axis=1, keepdims=True)
+    child_rows = ops.concatenate(
+        [child_rows, ops.full_like(child_rows[:1], total)]
+    )
+    return {
+        "leaf_rows": None,
+        "leaf_mask": ops.logical_and(flat_good, ops.logical_not(is_parent)),
+        "input_mask": flat_good,
+        "inner_rows": None,
+        "num_states": total,
+        "level_rows": lambda level: level_rows(level, child_rows),
+        "bounds": bounds,
+        "add_into_zeros": True,
+        "node_states": lambda: None,
+        "roots": lambda: root_rows(real),
+        "bad": bad,
+    }
+
+
+def static_schedule(children, real, bad):
+    """The schedule derived in the graph with static shapes (XLA and JAX
+    without a host schedule).
+
+    Each step updates one level (`node_levels`) of inner nodes through a
+    window of `B * ceil(N / 2)` rows of the inner rows sorted by level, up
+    to `N` steps. `real` `(B, N)` and `bad` `(B,)` are bool.
     """
     batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
     total = batch_size * num_nodes
-    real = ops.logical_and(real, ops.logical_not(ops.expand_dims(bad, -1)))
-    flat_real = ops.reshape(real, (-1,))
-    child_rows = ops.where(
-        ops.expand_dims(flat_real, -1), flat_child_rows(children, total), total
-    )
+    flat_good, child_rows = good_child_rows(children, real, bad)
     levels = node_levels(
         child_rows, reduce_parents(child_rows, ops.segment_max)
     )
-    inner = ops.logical_and(flat_real, ops.greater(levels, 0))
+    inner = ops.logical_and(flat_good, ops.greater(levels, 0))
     levels = ops.where(inner, levels, 0)
     counts = ops.segment_sum(
         ops.cast(inner, "int32"), levels, num_segments=num_nodes + 1
     )
+    starts = ops.cumsum(counts) - counts
     # No level holds more than half the nodes (each inner node has a child
     # of its own), so `ceil(N / 2)` rows per tree make a wide enough window,
     # and at least one row for any `N > 0`. Plain arithmetic keeps it a
     # Python number or a symbolic dimension where shapes are static (JAX,
     # also under `jax2tf` with an open `N`), a tensor elsewhere.
     window = batch_size * ((num_nodes + 1) // 2)
-    order = ops.cast(
-        ops.argsort(ops.where(inner, levels, num_nodes + 1)), "int32"
+    order = ops.concatenate(
+        [
+            ops.cast(
+                ops.argsort(ops.where(inner, levels, num_nodes + 1)), "int32"
+            ),
+            ops.full((window,), total, dtype="int32"),
+        ]
     )
-    return {
-        "real": real,
-        "child_rows": ops.concatenate(
-            [child_rows, ops.full_like(child_rows[:1], total)]
-        ),
-        "order": ops.concatenate(
-            [order, ops.full((window,), total, dtype="int32")]
-        ),
-        "counts": counts,
-        "starts": ops.cumsum(counts) - counts,
-        "num_levels": ops.max(
-            ops.concatenate([levels, ops.zeros((1,), "int32")])
+    num_levels = (
+        ops.max(ops.concatenate([levels, ops.zeros((1,), "int32")])) + 1
+    )
+
+    def level_rows(level, child_rows):
+        valid = ops.less(ops.arange(window, dtype="int32"), counts[level])
+        rows = ops.where(
+            valid, ops.slice(order, [starts[level]], [window]), total
         )
-        + 1,
+        return rows, ops.take(child_rows, rows, axis=0), rows, valid
+
+    # A bound XLA needs for the gradient, and JAX's static loop (a tree has
+    # at most N levels).
+    return padded_schedule(
+        flat_good,
+        child_rows,
+        real,
+        bad,
+        level_rows,
+        (1, num_levels, num_nodes),
+    )
+
+
+def dynamic_schedule(index, parent, real):
+    """The schedule over the real nodes alone (dynamic shapes: TensorFlow
+    without XLA, PyTorch), sorted by level in the graph (`level_order`):
+    the leaves first, then each level of inner nodes as a contiguous block
+    of rows. `index` is `real_node_index`'s, `parent` the checked parent of
+    each real node, `real` `(B, N)` bool."""
+    total = ops.shape(real)[0] * ops.shape(real)[1]
+    order = level_order(index["node_children"], parent, index["num_real"])
+    # The rows of the flat batch in level order.
+    rows = ops.take(index["real_rows"], order["by_level"])
+    num_leaves, bounds = order["num_leaves"], order["bounds"]
+    inner_slots = order["inner_slots"]
+    slot, index_of = order["slot"], index["index_of"]
+
+    def level_rows(level):
+        start, stop = bounds[level], bounds[level + 1]
+        block = ops.arange(start - num_leaves, stop - num_leaves)
+        # A slice, not `take` (which adds five ops to wrap negative
+        # indices): `inner_slots` has no gradient.
+        slots = inner_slots[start - num_leaves : stop - num_leaves]
+        # The level's nodes are the state rows `start:stop`.
+        return block, slots, block + num_leaves, None
+
+    return {
+        # Two gathers, so that neither pass slices the other's rows out.
+        "leaf_rows": rows[:num_leaves],
+        "leaf_mask": None,
+        "input_mask": None,
+        "inner_rows": rows[num_leaves:],
+        "num_states": index["num_real"],
+        "level_rows": level_rows,
+        "bounds": (1, order["num_levels"], None),
+        "add_into_zeros": False,
+        "node_states": lambda: ops.take(slot, index_of[:total]),
+        "roots": lambda: ops.take(slot, ops.take(index_of, root_rows(real))),
+        "bad": None,
     }
 
 

@@ -9,6 +9,8 @@ from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent.layers._concrete import concrete_numpy
 from keras_recurrent.layers._tree_levels import flat_child_rows
+from keras_recurrent.layers._tree_levels import good_child_rows
+from keras_recurrent.layers._tree_levels import padded_schedule
 from keras_recurrent.trees.schedule import PACKED_TREES
 from keras_recurrent.trees.schedule import TREE_LEVELS
 
@@ -173,4 +175,38 @@ def schedule_rows(levels, num_nodes):
     rows = ops.where(valid, tree * num_nodes + ops.mod(entry, num_nodes), total)
     return ops.reshape(
         ops.transpose(rows, (1, 0, 2)), (ops.shape(levels)[1], -1)
+    )
+
+
+def host_schedule(levels, children, real, bad):
+    """The schedule read from the host's `levels` (`tree_levels`, checked
+    by the caller): step `l` updates the `B * W` rows that `levels[:, l]`
+    lists (`schedule_rows`), `L` steps of static number; the rows of the
+    trees in `bad` write nothing."""
+    total = ops.shape(children)[0] * ops.shape(children)[1]
+    flat_good, child_rows = good_child_rows(children, real, bad)
+    rows = schedule_rows(levels, ops.shape(children)[1])
+    good_row = ops.concatenate([flat_good, ops.zeros((1,), "bool")])
+    step_rows = ops.where(ops.take(good_row, rows), rows, total)
+
+    def level_rows(level, child_rows):
+        rows = step_rows[level]
+        return (
+            rows,
+            ops.take(child_rows, rows, axis=0),
+            rows,
+            ops.less(rows, total),
+        )
+
+    num_steps = step_rows.shape[0]
+    if num_steps is None:
+        # A `tf.function` traced for any shape, compiled by XLA for each.
+        num_steps = ops.shape(step_rows)[0]
+    return padded_schedule(
+        flat_good,
+        child_rows,
+        real,
+        bad,
+        level_rows,
+        (0, num_steps, num_steps),
     )

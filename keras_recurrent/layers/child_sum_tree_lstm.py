@@ -1,13 +1,13 @@
 """The Child-Sum Tree-LSTM of Tai et al. (2015), batched level by level."""
 
 import keras
-from keras import ops
 
-from keras_recurrent.layers._tree_lstm import TreeLSTMBase
+from keras_recurrent.layers._tree_lstm_layer import TreeLSTMLayer
+from keras_recurrent.layers.child_sum_tree_lstm_cell import ChildSumTreeLSTMCell
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class ChildSumTreeLSTM(TreeLSTMBase):
+class ChildSumTreeLSTM(TreeLSTMLayer):
     """Child-Sum Tree-LSTM over a batch of padded trees.
 
     Call it on the list `[node_inputs, children, node_mask]` (or a dict with
@@ -36,20 +36,23 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     (`return_nodes` gives its `return_sequences`), with the gate blocks of
     every weight reordered from `[i, f, o, u]` to Keras' `[i, f, c, o]`.
 
-    The computation is level-batched: the real nodes of the batch are
-    sorted once by level, computed from `children`: the leaves first, all
-    at once, then the inner nodes by depth, deepest first, so that every
-    inner child of a node is one level before it. Each step of the loop
-    updates every inner node of every tree at one level together (a
-    contiguous block of the sorted nodes). The number of sequential steps
-    is the height of the tallest tree, not the number of nodes. Batch size,
-    `N`, `K` and the heights may all be dynamic, in a `tf.function`, `fit`
-    or a SavedModel. Padding nodes are never read and their states are
-    zero. Under XLA (`jit_compile=True`, which Keras' default `"auto"`
-    picks on a GPU) and with JAX, the layer runs the same levels with
-    static shapes: each level is a window of `batch * ceil(N / 2)` rows
-    of the padded batch (more work per level, no dynamic shape), with the
-    same results.
+    The layer is `kr.layers.TreeRNN` over a
+    `kr.layers.ChildSumTreeLSTMCell` (`layer.cell`), built from the
+    layer's arguments, as `keras.layers.LSTM` builds its `LSTMCell`; each
+    argument of the cell is also a read-only property of the layer. The
+    computation is level-batched: the leaves first, all at once, then the
+    inner nodes level by level, deepest first; each step of the loop
+    updates every inner node of every tree at one level together, so the
+    number of sequential steps is the height of the tallest tree, not the
+    number of nodes. Batch size, `N`, `K` and the heights may all be
+    dynamic, in a `tf.function`, `fit` or a SavedModel. Padding nodes are
+    never read and their states are zero. Under XLA (`jit_compile=True`,
+    which Keras' default `"auto"` picks on a GPU) and with JAX, the layer
+    runs the same levels with static shapes, fed by the schedule
+    `tree_levels` that `kr.trees.encode_trees` and `kr.trees.padded_batch`
+    add to each batch: pass it as the fourth input (or dict key). Without
+    it, the layer derives a schedule in the compiled graph, tens of times
+    slower, and warns once.
 
     Nodes must be in topological order: every child's index smaller than
     its parent's, the real nodes first, the root the last real node, and
@@ -68,7 +71,8 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     are computed as if it were absent. An empty batch (`batch = 0`) gives
     empty outputs; `N = 0` is a `ValueError`.
 
-    Weights, with gate blocks in the order `[i, f, o, u]`:
+    Weights (`layer.cell.*`, also `layer.kernel`, ...), with gate blocks in
+    the order `[i, f, o, u]`:
 
     - `kernel`: `(D, 4 * units)`, the `W`.
     - `recurrent_kernel`: `(units, 4 * units)`, the `U`.
@@ -106,13 +110,15 @@ class ChildSumTreeLSTM(TreeLSTMBase):
             `dtype` (mixed precision policies included).
 
     Call arguments:
-        inputs: The list `[node_inputs, children, node_mask]`, or a dict with
-            these keys:
+        inputs: The list `[node_inputs, children, node_mask, tree_levels]`
+            (`tree_levels` may be left out), or a dict with these keys:
 
             - `node_inputs`: float `(batch, N, D)`;
             - `children`: int `(batch, N, K)`, child indices within the same
               tree, `-1` for an empty slot;
-            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes;
+            - `tree_levels`: int `(batch, L, W)`, the level schedule
+              (`kr.trees.tree_levels`), read under XLA and on JAX.
         training: Python boolean; dropout is active only when `True`.
 
     Returns:
@@ -125,7 +131,7 @@ class ChildSumTreeLSTM(TreeLSTMBase):
     >>> trees = kr.trees.encode_trees(["(1 2 3)", "(4 (5 6) 7 8)"])
     >>> node_inputs = keras.layers.Embedding(10, 8)(trees["node_tokens"])
     >>> layer = kr.layers.ChildSumTreeLSTM(16)
-    >>> layer([node_inputs, trees["children"], trees["node_mask"]]).shape
+    >>> layer({**trees, "node_inputs": node_inputs}).shape
     TensorShape([2, 16])
     >>> layer.recurrent_kernel.shape  # blocks [i, f, o, u]
     TensorShape([16, 64])
@@ -136,34 +142,7 @@ class ChildSumTreeLSTM(TreeLSTMBase):
           https://arxiv.org/abs/1503.00075)
     """
 
-    def _recurrent_kernel_shape(self, units):
-        return (units, 4 * units)
+    cell_class = ChildSumTreeLSTMCell
 
-    def _level_weights(self):
-        # The [i, o, u] columns read h̃, the forget columns each child. A
-        # zero block in place of the forget columns in the first makes its
-        # product line up with the projections' [i, o, u, f] blocks, so
-        # `_update` adds them whole, without slicing `projected`.
-        i, f, o, u = ops.split(self.recurrent_kernel, 4, axis=-1)
-        return ops.concatenate([i, o, u, ops.zeros_like(f)], axis=1), f
-
-    def _update(self, weights, projected, child_h, child_c):
-        gate_kernel, forget_kernel = weights
-        # `projected` has the blocks [i, o, u, f] (`_input_weights`).
-        z_i, z_o, z_u, x_f = ops.split(
-            projected + ops.matmul(ops.sum(child_h, axis=1), gate_kernel),
-            4,
-            axis=-1,
-        )
-        # A 2-D matmul: the gradient of a 3-D one (`Tensordot`) inside
-        # the loop failed to compile under XLA with recurrent dropout.
-        child_f = ops.matmul(
-            ops.reshape(child_h, (-1, self.units)), forget_kernel
-        )
-        f = self.recurrent_activation(
-            ops.expand_dims(x_f, 1) + ops.reshape(child_f, ops.shape(child_h))
-        )
-        c = self.recurrent_activation(z_i) * self.activation(z_u) + ops.sum(
-            f * child_c, axis=1
-        )
-        return self.recurrent_activation(z_o) * self.activation(c), c
+    def __init__(self, units, **kwargs):
+        super().__init__(units=units, **kwargs)

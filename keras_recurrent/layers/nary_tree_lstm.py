@@ -1,14 +1,13 @@
 """The N-ary Tree-LSTM of Tai et al. (2015), batched level by level."""
 
 import keras
-from keras import ops
 
-from keras_recurrent._checks import check_positive_int
-from keras_recurrent.layers._tree_lstm import TreeLSTMBase
+from keras_recurrent.layers._tree_lstm_layer import TreeLSTMLayer
+from keras_recurrent.layers.nary_tree_lstm_cell import NaryTreeLSTMCell
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class NaryTreeLSTM(TreeLSTMBase):
+class NaryTreeLSTM(TreeLSTMLayer):
     """N-ary Tree-LSTM over a batch of padded trees with ordered children.
 
     Call it on the list `[node_inputs, children, node_mask]` (or a dict with
@@ -39,16 +38,19 @@ class NaryTreeLSTM(TreeLSTMBase):
     slot-1 rows and the columns `[i, f_1, o, u]` (the other forget gates
     multiply empty slots, whose `c` is zero).
 
-    The computation is level-batched as in `kr.layers.ChildSumTreeLSTM`
-    (the leaves at once, then one step per level of inner nodes; with
-    static shapes under XLA and with JAX), with the same input checks and
-    the same NaN outputs for a tree with bad `children` in compiled code;
-    in addition, `children` must have exactly `arity` slots (a
-    `ValueError` when the layer is built). A node naming one child in two
-    slots (`[0, 0]`) is refused like any other non-tree: a tree node has
-    each child once, in one slot.
+    The layer is `kr.layers.TreeRNN` over a `kr.layers.NaryTreeLSTMCell`
+    (`layer.cell`), level-batched as `kr.layers.ChildSumTreeLSTM` (the
+    leaves at once, then one step per level of inner nodes; with static
+    shapes under XLA and with JAX, fed by `tree_levels`), with the same
+    input checks and the same NaN outputs for a tree with bad `children`
+    in compiled code; in addition, `children` must have exactly `arity`
+    slots (a `ValueError` when the layer is built). A node naming one
+    child in two slots (`[0, 0]`) is refused like any other non-tree: a
+    tree node has each child once, in one slot. Each argument of the cell
+    is also a read-only property of the layer.
 
-    Weights, with `x` blocks in the order `[i, f, o, u]`:
+    Weights (`layer.cell.*`, also `layer.kernel`, ...), with `x` blocks in
+    the order `[i, f, o, u]`:
 
     - `kernel`: `(D, 4 * units)`, the `W`; the one `W_f` serves every `f_k`.
     - `recurrent_kernel`: `(arity * units, (3 + arity) * units)`: rows are
@@ -90,13 +92,15 @@ class NaryTreeLSTM(TreeLSTMBase):
             `dtype` (mixed precision policies included).
 
     Call arguments:
-        inputs: The list `[node_inputs, children, node_mask]`, or a dict with
-            these keys:
+        inputs: The list `[node_inputs, children, node_mask, tree_levels]`
+            (`tree_levels` may be left out), or a dict with these keys:
 
             - `node_inputs`: float `(batch, N, D)`;
             - `children`: int `(batch, N, arity)`, child indices within the
               same tree, `-1` for an empty slot;
-            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes.
+            - `node_mask`: bool or int `(batch, N)`, nonzero for real nodes;
+            - `tree_levels`: int `(batch, L, W)`, the level schedule
+              (`kr.trees.tree_levels`), read under XLA and on JAX.
         training: Python boolean; dropout is active only when `True`.
 
     Returns:
@@ -110,7 +114,7 @@ class NaryTreeLSTM(TreeLSTMBase):
     ...     ["(1 2 3 4)", "(5 6)"], binarize="left", num_children=2)
     >>> node_inputs = keras.layers.Embedding(10, 8)(trees["node_tokens"])
     >>> layer = kr.layers.NaryTreeLSTM(16, arity=2)
-    >>> layer([node_inputs, trees["children"], trees["node_mask"]]).shape
+    >>> layer({**trees, "node_inputs": node_inputs}).shape
     TensorShape([2, 16])
     >>> layer.recurrent_kernel.shape  # [h_1; h_2] x [i, f_1, f_2, o, u]
     TensorShape([32, 80])
@@ -121,41 +125,7 @@ class NaryTreeLSTM(TreeLSTMBase):
           https://arxiv.org/abs/1503.00075)
     """
 
+    cell_class = NaryTreeLSTMCell
+
     def __init__(self, units, arity=2, **kwargs):
-        self.arity = check_positive_int("arity", arity)
-        super().__init__(units, **kwargs)
-
-    @property
-    def _arity(self):
-        return self.arity
-
-    def _recurrent_kernel_shape(self, units):
-        return (self.arity * units, (3 + self.arity) * units)
-
-    def _level_weights(self):
-        # Column blocks reordered to [i, o, u, f_1, ..., f_K], as the
-        # projections (`_input_weights`).
-        # (A split: slices' gradients cost more.)
-        blocks = ops.split(self.recurrent_kernel, 3 + self.arity, axis=1)
-        i, forget, o, u = blocks[0], blocks[1:-2], blocks[-2], blocks[-1]
-        return ops.concatenate([i, o, u, *forget], axis=1)
-
-    def _update(self, weights, projected, child_h, child_c):
-        units, arity = self.units, self.arity
-        # `projected` and `weights` both have the blocks
-        # [i, o, u, f_1, ..., f_K].
-        gates = ops.split(
-            projected
-            + ops.matmul(ops.reshape(child_h, (-1, arity * units)), weights),
-            3 + arity,
-            axis=-1,
-        )
-        z_i, z_o, z_u = gates[:3]
-        f = self.recurrent_activation(ops.stack(gates[3:], axis=1))
-        c = self.recurrent_activation(z_i) * self.activation(z_u) + ops.sum(
-            f * child_c, axis=1
-        )
-        return self.recurrent_activation(z_o) * self.activation(c), c
-
-    def get_config(self):
-        return {**super().get_config(), "arity": self.arity}
+        super().__init__(units=units, arity=arity, **kwargs)

@@ -8,7 +8,7 @@ from keras_recurrent.trees.schedule import TREE_LEVELS
 
 
 def tree_inputs(
-    num_children, *, num_nodes=None, node_features=None, levels=False
+    num_children, *, num_nodes=None, node_features=None, levels=True
 ):
     """Makes the `keras.Input`s of a functional tree model.
 
@@ -25,15 +25,18 @@ def tree_inputs(
             else float32 `"node_inputs"` `(batch, N, D)`.
         levels: Whether to add the int32 input `"tree_levels"` `(batch, L,
             W)`, the level schedule that `kr.trees.encode_trees` and
-            `kr.trees.padded_batch` add to each batch; pass it to the tree
-            layer as the fourth input (the fast path under XLA, on JAX and
-            on PyTorch). Defaults to `False`.
+            `kr.trees.padded_batch` add to each batch by default; pass it to
+            the tree layer (the fourth input, or its dict key) for the fast
+            path under XLA and on JAX, where a layer without it warns.
+            Defaults to `True`. `False` for a model that is served without
+            it (TensorFlow without XLA and PyTorch do not read it).
 
     Returns:
         A dict of `KerasTensor`s: `"node_tokens"` or `"node_inputs"`,
-        `"children"` int32 `(batch, N, K)` and `"node_mask"` int32
+        `"children"` int32 `(batch, N, K)`, `"node_mask"` int32
         `(batch, N)` (int32, not bool: Keras 3's `fit` under
-        `MirroredStrategy` cannot take boolean inputs).
+        `MirroredStrategy` cannot take boolean inputs) and, with `levels`,
+        `"tree_levels"`.
 
     Keras casts the data of an input to its dtype before any layer runs,
     so float `children` fed to the int32 `"children"` are truncated (a
@@ -46,8 +49,9 @@ def tree_inputs(
 
     >>> inputs = kr.trees.tree_inputs(2)
     >>> embedded = keras.layers.Embedding(20, 8)(inputs["node_tokens"])
-    >>> root = kr.layers.NaryTreeLSTM(16, arity=2)(
-    ...     [embedded, inputs["children"], inputs["node_mask"]])
+    >>> tree_tensors = {**inputs, "node_inputs": embedded}
+    >>> del tree_tensors["node_tokens"]
+    >>> root = kr.layers.NaryTreeLSTM(16, arity=2)(tree_tensors)
     >>> keras.Model(inputs, root).output_shape
     (None, 16)
     """

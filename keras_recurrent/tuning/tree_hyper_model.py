@@ -147,7 +147,10 @@ class TreeHyperModel(RecurrentHyperModel):
             tree_lstm = recurrent_layers.ChildSumTreeLSTM(
                 units, dropout=dropout, name="child_sum"
             )
-        root = tree_lstm([node_inputs, inputs["children"], inputs["node_mask"]])
+        # The dict of tree tensors, the schedule `tree_levels` included.
+        tree_tensors = {**inputs, "node_inputs": node_inputs}
+        tree_tensors.pop("node_tokens", None)
+        root = tree_lstm(tree_tensors)
         outputs = keras.layers.Dense(self.output_units, name="head")(root)
         model = keras.Model(inputs, outputs, name=self.name)
 

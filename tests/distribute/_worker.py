@@ -55,9 +55,9 @@ def tree_data(seed):
 def tree_model():
     inputs = kr.trees.tree_inputs(3, num_nodes=7)
     embedded = keras.layers.Embedding(8, FEATURES)(inputs["node_tokens"])
-    root = kr.layers.ChildSumTreeLSTM(4)(
-        [embedded, inputs["children"], inputs["node_mask"]]
-    )
+    tree_tensors = {**inputs, "node_inputs": embedded}
+    del tree_tensors["node_tokens"]
+    root = kr.layers.ChildSumTreeLSTM(4)(tree_tensors)
     return keras.Model(inputs, keras.layers.Dense(1)(root))
 
 

@@ -59,7 +59,7 @@ def test_tree_and_graph_tensors_share_node_and_edge_variables():
         "(batch, edges)",
         "(batch, nodes)",
     ]
-    inputs = kr.trees.tree_inputs(2)
+    inputs = kr.trees.tree_inputs(2, levels=False)
     trees = _specs({name: (t.shape, t.dtype) for name, t in inputs.items()})
     assert _jax_export.polymorphic_shapes(trees) == [
         "(batch, nodes)",

@@ -183,7 +183,9 @@ def test_an_empty_batch_gives_empty_outputs(mode, layer_and_expected):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    model_inputs = kr.trees.tree_inputs(4, node_features=cases.FEATURES)
+    model_inputs = kr.trees.tree_inputs(
+        4, node_features=cases.FEATURES, levels=False
+    )
     outputs = LAYER(3, name="tree")(list(model_inputs.values()))
     model = keras.Model(model_inputs, outputs)
     path = str(tmp_path_factory.mktemp("served") / "model")

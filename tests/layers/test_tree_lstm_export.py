@@ -13,7 +13,10 @@ def test_saved_model_serves_both_tree_lstms(tmp_path):
     inputs = reference.encode(
         cases.mirrored_trees(), 2, cases.FEATURES, binarize="right"
     )
-    model_inputs = kr.trees.tree_inputs(2, node_features=cases.FEATURES)
+    # A served model takes no schedule (TensorFlow without XLA reads none).
+    model_inputs = kr.trees.tree_inputs(
+        2, node_features=cases.FEATURES, levels=False
+    )
     trees = list(model_inputs.values())
     child_sum = kr.layers.ChildSumTreeLSTM(4, name="child_sum")(trees)
     nodes = kr.layers.NaryTreeLSTM(3, return_nodes=True, name="nary")(trees)

@@ -58,7 +58,7 @@ def test_nodes_under_xla_match_the_reference(kind):
 def test_fit_predict_evaluate_under_xla_match_without(kind):
     inputs = _inputs(kind)
     width = inputs[1].shape[2]
-    feeds = dict(zip(kr.trees.TREE_TENSOR_NAMES, inputs, strict=True))
+    feeds = cases.model_feeds(inputs)
     targets = np.linspace(-1, 1, len(inputs[2]), dtype="float32")[:, None]
     keras.utils.set_random_seed(0)
     plain = _model(kind, width)
@@ -96,7 +96,7 @@ def test_fit_predict_evaluate_under_xla_match_without(kind):
 @pytest.mark.slow  # XLA compiles a training step with dropout: ~25 s
 def test_dropout_trains_under_xla():
     inputs = _inputs("child_sum")
-    feeds = dict(zip(kr.trees.TREE_TENSOR_NAMES, inputs, strict=True))
+    feeds = cases.model_feeds(inputs)
     model = _model(
         "child_sum", inputs[1].shape[2], dropout=0.3, recurrent_dropout=0.3
     )
@@ -110,7 +110,7 @@ def test_auto_jit_compile_on_a_gpu_machine_turns_xla_on(monkeypatch):
     # turns XLA on when `tf.config.list_physical_devices()` lists a
     # non-CPU device and every layer `supports_jit` (`model_supports_jit`).
     inputs = _inputs("nary")
-    feeds = dict(zip(kr.trees.TREE_TENSOR_NAMES, inputs, strict=True))
+    feeds = cases.model_feeds(inputs)
     model = _model("nary", 2)
     expected = np.asarray(model(feeds))
     listed = tf.config.list_physical_devices()
@@ -180,7 +180,7 @@ for cls, kind, kwargs, encoding in (
     states = cls(4, **kwargs)(list(model_inputs.values()))
     model = keras.Model(model_inputs, keras.layers.Dense(1)(states))
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
-    feeds = dict(zip(model_inputs, inputs))
+    feeds = cases.model_feeds(inputs)
     target = np.linspace(-1, 1, len(inputs[2]), dtype="float32")[:, None]
     direct = np.mean((np.asarray(model(feeds)) - target) ** 2)
     np.testing.assert_allclose(

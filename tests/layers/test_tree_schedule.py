@@ -6,6 +6,7 @@ import pytest
 import tensorflow as tf
 
 import keras_recurrent as kr
+from keras_recurrent.layers import tree_rnn
 
 pytestmark = pytest.mark.skipif(
     keras.backend.backend() != "tensorflow", reason="tf.function and XLA"
@@ -97,19 +98,21 @@ def test_a_wrong_schedule_raises_eagerly_and_gives_nan_under_xla():
     assert np.isnan(got[3]).all() and not np.isnan(got[:3]).any()
 
 
-def test_a_wrong_schedule_raises_on_jax_style_eager_static_path():
+def _static_path(monkeypatch):
+    # The layer eagerly on its static-shape path, as JAX runs it.
+    monkeypatch.setattr(tree_rnn, "in_xla_context", lambda: True)
+
+
+def test_a_wrong_schedule_raises_on_jax_style_eager_static_path(monkeypatch):
     # Eagerly, the checks run where the schedule is read (the static path,
     # as JAX runs it): a `ValueError` naming the tree.
     x, trees = _batch(False)
     layer = _layer(False)
     layer([x, trees["children"], trees["node_mask"]])
+    _static_path(monkeypatch)
     with pytest.raises(ValueError, match=r"tree_levels\[1\]"):
-        layer._call_static(
-            x,
-            trees["children"],
-            trees["node_mask"],
-            False,
-            _wrong_schedule(trees),
+        layer(
+            [x, trees["children"], trees["node_mask"], _wrong_schedule(trees)]
         )
 
 
@@ -145,7 +148,7 @@ def test_a_model_takes_the_schedule_from_padded_batch():
     )
 
 
-def test_a_packed_schedule_shuffled_with_its_batch_is_caught():
+def test_a_packed_schedule_shuffled_with_its_batch_is_caught(monkeypatch):
     # `fit` shuffling the rows of a packed schedule: the trees whose nodes
     # sat in other rows lose them. Eagerly a `ValueError` names packing;
     # under XLA those trees get NaN and the others stay exact.
@@ -158,8 +161,10 @@ def test_a_packed_schedule_shuffled_with_its_batch_is_caught():
     order = [1, 0, 2, 3]
     tensors = [x[order], trees["children"][order], trees["node_mask"][order]]
     expected = np.asarray(layer(tensors))
-    with pytest.raises(ValueError, match="packed schedule only fits"):
-        layer._call_static(*tensors, False, packed[order])
+    with monkeypatch.context() as patch:
+        _static_path(patch)
+        with pytest.raises(ValueError, match="packed schedule only fits"):
+            layer([*tensors, packed[order]])
     forward = tf.function(lambda *a: layer(list(a)), jit_compile=True)
     got = np.asarray(forward(*tensors, packed[order]))
     bad = np.isnan(got).all(axis=(1, 2))

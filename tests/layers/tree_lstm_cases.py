@@ -14,6 +14,14 @@ from tests.layers import tree_reference as reference
 UNITS, FEATURES = 5, 3
 
 
+def model_feeds(inputs):
+    """What a model on `kr.trees.tree_inputs`' defaults takes: the tree
+    tensors and their schedule `tree_levels`."""
+    feeds = dict(zip(kr.trees.TREE_TENSOR_NAMES, inputs, strict=True))
+    feeds["tree_levels"] = kr.trees.tree_levels(inputs[1], inputs[2])
+    return feeds
+
+
 def make_layer(cls, inputs, seed=0, **kwargs):
     layer = cls(UNITS, **kwargs)
     layer.build([array.shape for array in inputs])
@@ -121,7 +129,7 @@ def check_config_and_saving(cls, inputs, tmp_path, **kwargs):
     path = tmp_path / "model.keras"
     model.save(path)
     loaded = keras.saving.load_model(path)
-    feeds = dict(zip(model_inputs, inputs, strict=True))
+    feeds = model_feeds(inputs)
     np.testing.assert_allclose(loaded(feeds), model(feeds), atol=1e-6)
 
 
@@ -160,7 +168,7 @@ def check_gradients_and_training(cls, inputs, **kwargs):
     states = cls(4, **kwargs)(list(model_inputs.values()))
     model = keras.Model(model_inputs, keras.layers.Dense(1)(states))
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
-    feeds = dict(zip(model_inputs, inputs, strict=True))
+    feeds = model_feeds(inputs)
     targets = np.linspace(-1, 1, len(inputs[2]), dtype="float32")[:, None]
     losses = [
         model.train_on_batch(feeds, targets, return_dict=True)["loss"]
@@ -297,7 +305,7 @@ def check_mirrored(cls, make_inputs, **kwargs):
             model_inputs, keras.layers.Dense(1, name="score")(states)
         )
 
-    feeds = dict(zip(kr.trees.TREE_TENSOR_NAMES, inputs, strict=True))
+    feeds = model_feeds(inputs)
     keras_recurrent.testing.assert_mirrored_equivalence(
         build_model, feeds, targets, steps=2, global_batch_size=8
     )
@@ -340,7 +348,7 @@ for cls, kind, kwargs, encoding in (
     states = cls(4, **kwargs)(list(model_inputs.values()))
     model = keras.Model(model_inputs, keras.layers.Dense(1)(states))
     model.compile(optimizer="adam", loss="mse")
-    feeds = dict(zip(model_inputs, inputs))
+    feeds = cases.model_feeds(inputs)
     target = np.ones((len(inputs[2]), 1), "float32")
     direct = np.mean(
         (keras.ops.convert_to_numpy(model(feeds)) - target) ** 2

@@ -159,7 +159,7 @@ def test_float_children_into_an_int32_model_are_truncated_by_keras():
     # model's int32 `children` before any layer runs, so a child 1.7 is
     # child 1; the eager layer and the host-side checks refuse floats.
     tree = _tree()
-    inputs = kr.trees.tree_inputs(2, node_features=2)
+    inputs = kr.trees.tree_inputs(2, node_features=2, levels=False)
     layer = kr.layers.ChildSumTreeLSTM(3)
     model = keras.Model(inputs, layer(list(inputs.values())))
     batch = {name: value[None] for name, value in tree.items()}

@@ -58,9 +58,9 @@ def test_a_model_fits_the_batched_dataset():
     )
     inputs = kr.trees.tree_inputs(2)
     embedded = keras.layers.Embedding(10, 4)(inputs["node_tokens"])
-    root = kr.layers.NaryTreeLSTM(4)(
-        [embedded, inputs["children"], inputs["node_mask"]]
-    )
+    tree_tensors = {**inputs, "node_inputs": embedded}
+    del tree_tensors["node_tokens"]
+    root = kr.layers.NaryTreeLSTM(4)(tree_tensors)
     model = keras.Model(inputs, keras.layers.Dense(1)(root))
     model.compile("sgd", "mse")
     history = model.fit(dataset, epochs=1, shuffle=False, verbose=0)

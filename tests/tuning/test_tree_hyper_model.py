@@ -39,10 +39,13 @@ def test_defaults():
     assert isinstance(tree_lstm, kr.layers.ChildSumTreeLSTM)
     assert (tree_lstm.units, tree_lstm.dropout) == (64, 0.0)
     assert model.get_layer("embedding").output_dim == 32
+    # The schedule too: `encode_trees`' dicts carry it (the fast path
+    # under XLA and on JAX).
     assert sorted(tensor.name for tensor in model.inputs) == [
         "children",
         "node_mask",
         "node_tokens",
+        "tree_levels",
     ]
     assert model.output_shape == (None, 4)
     assert isinstance(model.loss, keras.losses.SparseCategoricalCrossentropy)
