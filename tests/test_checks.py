@@ -429,6 +429,12 @@ def test_sequence_layers_share_the_rank_check(name):
 SEEDED = {
     "ChildSumTreeLSTM": lambda seed: kr.layers.ChildSumTreeLSTM(2, seed=seed),
     "NaryTreeLSTM": lambda seed: kr.layers.NaryTreeLSTM(2, 2, seed=seed),
+    "ChildSumTreeLSTMCell": lambda seed: kr.layers.ChildSumTreeLSTMCell(
+        2, seed=seed
+    ),
+    "NaryTreeLSTMCell": lambda seed: kr.layers.NaryTreeLSTMCell(
+        2, 2, seed=seed
+    ),
     "GatedFeedbackCell": lambda seed: kr.layers.GatedFeedbackCell(
         2, num_layers=2, seed=seed
     ),
