@@ -22,6 +22,8 @@ SHARED_AXES = {
     "node_mask": {1: "nodes"},
     "edges": {1: "edges"},
     "edge_types": {1: "edges"},
+    # The level schedule: its axes (levels, width) are its own.
+    "tree_levels": {},
 }
 _BATCH = "batch"
 

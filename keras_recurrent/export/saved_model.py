@@ -554,8 +554,8 @@ def _check_nodes(inputs, specs):
             check = tf.debugging.assert_positive(
                 tf.shape(inputs[index])[1],
                 message=(
-                    "The tree model needs trees of at least one (padded) "
-                    "node, `N >= 1`. Received: children.shape[1]"
+                    f"{at_least_one('node', 'children', 1)} Received: "
+                    "children.shape[1]"
                 ),
             )
             with tf.control_dependencies([check]):

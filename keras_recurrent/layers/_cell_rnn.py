@@ -7,15 +7,13 @@ import keras
 
 from keras_recurrent._checks import check_bool
 from keras_recurrent._compat import rnn_inner_loop
+from keras_recurrent.layers._cell_layer import CellLayer
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_stateful_batch
-
-# Cell config keys that belong to the base Layer, not to the cell's math.
-_LAYER_KEYS = ("name", "trainable", "dtype")
 
 # The options of `keras.layers.RNN` that the layers take; each is a boolean
 # that defaults to `False`.
@@ -29,51 +27,13 @@ RNN_OPTIONS = (
 )
 
 
-def cell_parameters(cell_class):
-    """The arguments of `cell_class`, as `inspect.Parameter`s, in order.
-
-    Those of its `__init__`, then those of each `__init__` up its bases
-    that the one before forwards `**kwargs` to, until `keras.layers.Layer`
-    (whose arguments, such as `name` and `dtype`, are the layer's own);
-    less `cell_class._fixed_arguments`, which the cell class sets itself
-    and refuses.
-    """
-    parameters = {}
-    for klass in cell_class.__mro__:
-        if klass is keras.layers.Layer:
-            break
-        if "__init__" not in vars(klass):
-            continue
-        forwards = False
-        signature = inspect.signature(klass.__init__)
-        for parameter in list(signature.parameters.values())[1:]:
-            if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-                forwards = True
-            elif parameter.kind is not inspect.Parameter.VAR_POSITIONAL:
-                parameters.setdefault(parameter.name, parameter)
-        if not forwards:
-            break
-    for name in getattr(cell_class, "_fixed_arguments", ()):
-        parameters.pop(name, None)
-    return list(parameters.values())
-
-
-def _cell_property(name):
-    return property(
-        lambda self: getattr(self.cell, name),
-        doc=f"The cell's `{name}` (read-only).",
-    )
-
-
-class CellRNN(KnownRankInputs, keras.layers.RNN):
+class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
     """An `RNN` layer that builds its cell from its own keyword arguments.
 
     A subclass names its cell class, `cell_class = SomeCell`, and nothing
-    else about the cell: the layer takes every argument of the cell (see
-    `cell_parameters`), with the cell's defaults, followed by the
-    `RNN_OPTIONS` of `keras.layers.RNN` and the standard layer keyword
-    arguments, and it gives each cell argument as a read-only property
-    that reads the cell (`layer.units`), as `keras.layers.LSTM` does. The
+    else about the cell (`CellLayer`): the layer takes every argument of the
+    cell, with the cell's defaults, followed by the `RNN_OPTIONS` of
+    `keras.layers.RNN` and the standard layer keyword arguments. The
     subclass's `__init__` signature (what `inspect.signature` and `help`
     show) is made from the cell's, so an argument added to the cell reaches
     the layer's signature, properties and config without touching the
@@ -117,26 +77,18 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
     """
 
     # Set by a subclass: the cell class it wraps.
-    cell_class = None
-    # Made from `cell_class` for each subclass that sets it.
-    _cell_argument_names = ()
     _signature = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "cell_class" not in vars(cls):
             return
-        parameters = cell_parameters(cls.cell_class)
-        cls._cell_argument_names = tuple(p.name for p in parameters)
-        for name in cls._cell_argument_names:
-            if name not in vars(cls):
-                setattr(cls, name, _cell_property(name))
         cls._signature = inspect.Signature(
             [
                 inspect.Parameter(
                     "self", inspect.Parameter.POSITIONAL_OR_KEYWORD
                 ),
-                *parameters,
+                *cls._cell_parameters,
                 *(
                     inspect.Parameter(
                         name, inspect.Parameter.KEYWORD_ONLY, default=False
@@ -164,20 +116,7 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
         # Keras' RNN takes any value here; `"no"` would mean True.
         for name, value in options.items():
             check_bool(name, value)
-        cell_args = {
-            name: arguments[name]
-            for name in self._cell_argument_names
-            if name in arguments
-        }
-        for name in getattr(self.cell_class, "_fixed_arguments", ()):
-            if name in kwargs:
-                cell_args[name] = kwargs.pop(name)
-        cell = self.cell_class(
-            **cell_args,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="cell",
-        )
+        cell = self._make_cell(arguments, kwargs)
         super().__init__(cell, **options, **kwargs)
 
     # The last-axis size the layer was built for (`None` until built).
@@ -250,17 +189,3 @@ class CellRNN(KnownRankInputs, keras.layers.RNN):
             zero_output_for_mask=zero_output_for_mask,
             return_sequences=return_sequences,
         )
-
-    def get_config(self):
-        config = {
-            key: value
-            for key, value in self.cell.get_config().items()
-            if key not in _LAYER_KEYS
-        }
-        base_config = super().get_config()
-        del base_config["cell"]
-        return {**base_config, **config}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

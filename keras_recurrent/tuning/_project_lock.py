@@ -41,6 +41,10 @@ except ImportError:  # Windows: no advisory locks.
 _Clash = keras_tuner.errors.FatalValueError
 
 _LOCK_NAME = ".lock"
+_FIX = (
+    "Create the tuner again with `overwrite=False` to resume from the "
+    "directory, or pass another `directory` or `project_name`."
+)
 _ENDED = ("COMPLETED", "INVALID", "FAILED", "STOPPED")
 
 # The project locks this process holds, by the lock file's (device, inode).
@@ -191,9 +195,7 @@ def _check_not_ended_by(previous, trial_id, directory):
         raise _Clash(
             f"Trial {trial_id} in the tuner project directory {directory!r} "
             "was already run by another tuner of this process, which this "
-            "tuner, created before that search, does not know of. Create "
-            "the tuner again with `overwrite=False` to resume from the "
-            "directory, or pass another `directory` or `project_name`."
+            f"tuner, created before that search, does not know of. {_FIX}"
         )
 
 
@@ -209,9 +211,7 @@ def _check_oracle_knows_the_trials(tuner, directory):
             f"The tuner project directory {directory!r} holds trials that "
             f"this tuner's oracle does not know ({', '.join(unknown)}): "
             "another tuner has searched in it since this one read it, and "
-            "the two would reuse each other's trial ids. Create the tuner "
-            "again with `overwrite=False` to resume from the directory, or "
-            "pass another `directory` or `project_name`."
+            f"the two would reuse each other's trial ids. {_FIX}"
         )
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import keras_recurrent as kr
+from keras_recurrent.layers._cell_layer import cell_parameters
 from keras_recurrent.layers._cell_rnn import RNN_OPTIONS
-from keras_recurrent.layers._cell_rnn import cell_parameters
 
 
 class _ScaledCell(kr.layers.PeepholeLSTMCell):

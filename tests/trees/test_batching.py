@@ -181,7 +181,7 @@ def _tree_model():
     inputs = kr.trees.tree_inputs(2)
     tokens = keras.layers.Embedding(10, 4)(inputs["node_tokens"])
     root = kr.layers.ChildSumTreeLSTM(4)(
-        [tokens, inputs["children"], inputs["node_mask"]]
+        [tokens, inputs["children"], inputs["node_mask"], inputs["tree_levels"]]
     )
     model = keras.Model(inputs, keras.layers.Dense(1)(root))
     model.compile("sgd", "mse")
@@ -193,7 +193,7 @@ def test_empty_dataset_raises():
     unknown_size = _dataset([2, 3]).filter(lambda tree, label: False)
     with pytest.raises(tf.errors.InvalidArgumentError, match="gives no batch"):
         _tree_model().fit(
-            kr.trees.padded_batch(unknown_size, 2, levels=False),
+            kr.trees.padded_batch(unknown_size, 2),
             shuffle=False,
             verbose=0,
         )
