@@ -59,12 +59,9 @@ TREE_LEVELS = "tree_levels"
 PACKED_TREES = 8
 
 # The fixed cost of one step of the level loop, in rows of its window (the
-# per-row cost is a few small matmuls and their gradients): it weighs
-# fewer, wider steps against more, tighter ones. On ListOps batches of 64
-# trees (a `ChildSumTreeLSTM(64)` train step, CPU) the rows dominate:
-# per-tree schedules of width 1 (20 to 24 steps) trained faster than the
-# widths 2 and 4 (8 to 14 steps) that 256 chose, under XLA and on JAX.
-STEP_COST_ROWS = 16
+# per-row cost is a few small matmuls): it weighs fewer, wider steps
+# against more, tighter ones.
+STEP_COST_ROWS = 256
 
 
 def bucket_size(size):
