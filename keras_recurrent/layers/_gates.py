@@ -118,4 +118,6 @@ def gru_step(
     else:
         recurrent_term = reset * candidate_recurrent
     candidate = activation(candidate_input + recurrent_term)
-    return update * previous_h + (1.0 - update) * candidate
+    # `z h + (1 - z) h̃`, in three ops instead of four (it is on the hot
+    # path of every GRU step of the package).
+    return candidate + update * (previous_h - candidate)
