@@ -67,29 +67,11 @@ class NaryTreeLSTM(TreeLSTMLayer):
             Defaults to `False`.
         return_state: Whether to also return the cell states `c` (of all
             nodes or of the root, like the outputs). Defaults to `False`.
-        activation: The activation of `u` and of the output.
-            Defaults to `"tanh"`.
-        recurrent_activation: The gate activation. Defaults to `"sigmoid"`.
-        use_bias: Whether to add `bias`. Defaults to `True`.
-        unit_forget_bias: If `True`, the forget block of the bias starts at
-            1 (Jozefowicz et al. 2015). Defaults to `True`.
-        kernel_initializer: Initializer of `kernel`.
-            Defaults to `"glorot_uniform"`.
-        recurrent_initializer: Initializer of `recurrent_kernel`.
-            Defaults to `"orthogonal"`.
-        bias_initializer: Initializer of `bias`. Defaults to `"zeros"`.
-        kernel_regularizer, recurrent_regularizer, bias_regularizer: Optional
-            regularizers of the same weights.
-        kernel_constraint, recurrent_constraint, bias_constraint: Optional
-            constraints of the same weights.
-        dropout: Float in [0, 1). Fraction of the node inputs dropped (each
-            entry independently) in training. Defaults to 0.
-        recurrent_dropout: Float in [0, 1). Fraction of the children's `h`
-            dropped before the recurrent matmul in training, with one mask
-            per tree. Defaults to 0.
-        seed: Optional integer, the random seed of the dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and
-            `dtype` (mixed precision policies included).
+        **kwargs: The other arguments of `kr.layers.NaryTreeLSTMCell`
+            (`activation`, `dropout`, `seed`, the initializers,
+            regularizers and constraints of its weights, ...), and standard
+            layer keyword arguments, such as `name` and `dtype` (mixed
+            precision policies included).
 
     Call arguments:
         inputs: The list `[node_inputs, children, node_mask, tree_levels]`
