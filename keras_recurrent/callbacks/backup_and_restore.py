@@ -5,24 +5,18 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import tempfile
 import warnings
 
 import keras
 
+from keras_recurrent import _file_lock
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_string
 from keras_recurrent._checks import invalid
 from keras_recurrent._compat import set_initial_epoch
 
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; see the docstring.
-    fcntl = None
-
 _METADATA_NAME = "training_metadata.json"
-_LOCK_NAME = ".lock"
 _TEMPORARY_PREFIX = ".tmp-"
 # The HDF5 file is written first on this memory-backed file system, when it
 # has room, and copied from there with Python's file I/O (see `_stage`).
@@ -464,83 +458,37 @@ class BackupAndRestore(keras.callbacks.BackupAndRestore):
                 self._lock = None
 
 
-class _Lock:
-    def __init__(self, key, handle, path, owner):
-        self.key, self.handle, self.path, self.owner = key, handle, path, owner
-
-
 def _acquire_lock(directory, owner):
-    """Locks `directory` for `owner`; a `_Lock`, or `None` without locks."""
-    if fcntl is None:
-        return None
-    path = os.path.join(directory, _LOCK_NAME)
-    while True:
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        status = os.fstat(handle)
-        key = (status.st_dev, status.st_ino)
-        held = _held_locks.get(key)
-        if held is not None:
-            # An earlier `fit` of this process was interrupted.
-            os.close(handle)
-            held.owner = owner
-            return held
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(handle, 200, 0).decode("utf-8", "replace")
-            os.close(handle)
-            raise ValueError(
-                f"backup_dir={directory!r} is in use by another training "
-                f"({holder.strip() or 'a process'} holds its lock). Two "
-                "trainings cannot share a backup directory: pass another "
-                "`backup_dir`, or wait for the other training to end (or "
-                "stop it) to resume its backup."
-            ) from None
-        except OSError as error:
-            if error.errno not in (
-                errno.ENOLCK,
-                errno.EOPNOTSUPP,
-                errno.EINVAL,
-            ):
-                os.close(handle)
-                raise
-            os.close(handle)
-            warnings.warn(
-                f"The file system of backup_dir={directory!r} does not "
-                "support locks: nothing stops another training from using "
-                "the same directory.",
-                stacklevel=4,
-            )
-            return None
-        try:
-            current = os.stat(path)
-        except FileNotFoundError:
-            current = None
-        if current is None or (current.st_dev, current.st_ino) != key:
-            # The training that held the lock deleted the file on its end.
-            os.close(handle)
-            continue
-        holder = f"process {os.getpid()} on host {socket.gethostname()}\n"
-        try:
-            os.ftruncate(handle, 0)
-            os.pwrite(handle, holder.encode("utf-8"), 0)
-        except OSError:
-            pass  # A full disk: the lock holds without the holder's name.
-        lock = _Lock(key, handle, path, owner)
-        _held_locks[key] = lock
-        return lock
+    """Locks `directory` for `owner`; a `FileLock`, or `None` without locks."""
+
+    def reuse(held):
+        # An earlier `fit` of this process was interrupted.
+        held.owner = owner
+        return held
+
+    def busy(holder):
+        return ValueError(
+            f"backup_dir={directory!r} is in use by another training "
+            f"({holder} holds its lock). Two trainings cannot share a backup "
+            "directory: pass another `backup_dir`, or wait for the other "
+            "training to end (or stop it) to resume its backup."
+        )
+
+    lock = _file_lock.acquire(
+        directory, _held_locks, owner, reuse=reuse, busy=busy
+    )
+    if lock is None and _file_lock.fcntl is not None:
+        warnings.warn(
+            f"The file system of backup_dir={directory!r} does not "
+            "support locks: nothing stops another training from using "
+            "the same directory.",
+            stacklevel=4,
+        )
+    return lock
 
 
 def _release_lock(lock):
-    _held_locks.pop(lock.key, None)
-    try:
-        status = os.stat(lock.path)
-        if (status.st_dev, status.st_ino) == lock.key:
-            os.remove(lock.path)
-    except FileNotFoundError:
-        pass  # Deleted with the backup.
-    fcntl.flock(lock.handle, fcntl.LOCK_UN)
-    os.close(lock.handle)
+    _file_lock.release(lock, _held_locks)
 
 
 def _directory_error(error, directory, what, way_out):

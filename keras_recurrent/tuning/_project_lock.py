@@ -26,21 +26,16 @@ out the trial ids, and the workers share the directory without a lock.
 import glob
 import json
 import os
-import socket
 import weakref
 
 import keras_tuner
 
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks.
-    fcntl = None
+from keras_recurrent import _file_lock
 
 # A fatal error, so that keras-tuner stops the search at once rather than
 # record the trial as failed (in the other tuner's trial directory) and go on.
 _Clash = keras_tuner.errors.FatalValueError
 
-_LOCK_NAME = ".lock"
 _FIX = (
     "Create the tuner again with `overwrite=False` to resume from the "
     "directory, or pass another `directory` or `project_name`."
@@ -52,12 +47,6 @@ _held_locks = {}
 # The lock each tuner holds, or a `_TakenOver` once a newer tuner of this
 # process took it.
 _tuner_locks = weakref.WeakKeyDictionary()
-
-
-class _ProjectLock:
-    def __init__(self, key, handle, path, tuner):
-        self.key, self.handle, self.path = key, handle, path
-        self.owner = weakref.ref(tuner)
 
 
 class _TakenOver:
@@ -79,7 +68,7 @@ def tuner_and_trial(callbacks):
 def claim_project(tuner, trial_id):
     """Raises a `ValueError` unless `tuner` may train `trial_id` in its
     project directory, where it then holds the lock."""
-    if fcntl is None or _is_distributed():
+    if _file_lock.fcntl is None or _is_distributed():
         return
     directory = tuner.project_dir
     lock = _tuner_locks.get(tuner)
@@ -110,67 +99,41 @@ def _is_distributed():
 
 
 def _acquire(directory, tuner, trial_id):
-    path = os.path.join(directory, _LOCK_NAME)
-    while True:
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        status = os.fstat(handle)
-        key = (status.st_dev, status.st_ino)
-        held = _held_locks.get(key)
-        if held is not None:
-            os.close(handle)
-            previous = held.owner()
-            if previous is not None and previous is not tuner:
-                try:
-                    _check_not_ended_by(previous, trial_id, directory)
-                except _Clash:
-                    # keras-tuner's oracle wrote this tuner's trial (and
-                    # oracle state) over the earlier tuner's before any
-                    # HyperModel code ran: write those back.
-                    _restore_ended_trials(previous)
-                    previous.oracle.save()
-                    raise
-                _tuner_locks[previous] = _TakenOver(held)
-            held.owner = weakref.ref(tuner)
-            _tuner_locks[tuner] = held
-            weakref.finalize(tuner, _release_if_owned, held, held.owner)
-            return held
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(handle, 200, 0).decode("utf-8", "replace")
-            os.close(handle)
-            raise _Clash(
-                f"The tuner project directory {directory!r} is in use by "
-                f"another tuner ({holder.strip() or 'a process'} holds its "
-                "lock). Two tuners searching in one directory would hand "
-                "out the same trial ids and overwrite each other's trials: "
-                "pass another `directory` or `project_name`, or wait for "
-                "the other search to end (then create this tuner with "
-                "`overwrite=False` to resume from it). To search with "
-                "several processes, use keras-tuner's chief/worker mode "
-                "(`KERASTUNER_ORACLE_IP`)."
-            ) from None
-        except OSError:
-            os.close(handle)
-            return  # The file system has no locks.
-        try:
-            current = os.stat(path)
-        except FileNotFoundError:
-            current = None
-        if current is None or (current.st_dev, current.st_ino) != key:
-            os.close(handle)  # The directory was deleted meanwhile.
-            continue
-        holder = f"process {os.getpid()} on host {socket.gethostname()}\n"
-        try:
-            os.ftruncate(handle, 0)
-            os.pwrite(handle, holder.encode("utf-8"), 0)
-        except OSError:
-            pass  # A full disk: the lock holds without the holder's name.
-        lock = _ProjectLock(key, handle, path, tuner)
-        _held_locks[key] = lock
+    def reuse(held):
+        previous = held.owner()
+        if previous is not None and previous is not tuner:
+            try:
+                _check_not_ended_by(previous, trial_id, directory)
+            except _Clash:
+                # keras-tuner's oracle wrote this tuner's trial (and
+                # oracle state) over the earlier tuner's before any
+                # HyperModel code ran: write those back.
+                _restore_ended_trials(previous)
+                previous.oracle.save()
+                raise
+            _tuner_locks[previous] = _TakenOver(held)
+        held.owner = weakref.ref(tuner)
+        return held
+
+    def busy(holder):
+        return _Clash(
+            f"The tuner project directory {directory!r} is in use by "
+            f"another tuner ({holder} holds its lock). Two tuners searching "
+            "in one directory would hand out the same trial ids and "
+            "overwrite each other's trials: pass another `directory` or "
+            "`project_name`, or wait for the other search to end (then "
+            "create this tuner with `overwrite=False` to resume from it). "
+            "To search with several processes, use keras-tuner's "
+            "chief/worker mode (`KERASTUNER_ORACLE_IP`)."
+        )
+
+    lock = _file_lock.acquire(
+        directory, _held_locks, weakref.ref(tuner), reuse=reuse, busy=busy
+    )
+    if lock is not None:
         _tuner_locks[tuner] = lock
         weakref.finalize(tuner, _release_if_owned, lock, lock.owner)
-        return lock
+    return lock
 
 
 def _check_still_held(lock, directory):
@@ -235,14 +198,5 @@ def _restore_ended_trials(tuner):
 
 
 def _release_if_owned(lock, owner):
-    if lock.owner is not owner or _held_locks.get(lock.key) is not lock:
-        return
-    del _held_locks[lock.key]
-    try:
-        status = os.stat(lock.path)
-        if (status.st_dev, status.st_ino) == lock.key:
-            os.remove(lock.path)
-    except FileNotFoundError:
-        pass
-    fcntl.flock(lock.handle, fcntl.LOCK_UN)
-    os.close(lock.handle)
+    if lock.owner is owner and _held_locks.get(lock.key) is lock:
+        _file_lock.release(lock, _held_locks)
