@@ -6,6 +6,7 @@ The fixtures (tests/migrate/fixtures/tf1, made by `make_fixtures.py` with
 TensorFlow, so the whole module needs it, on every backend.
 """
 
+import shutil
 import sys
 
 import keras
@@ -215,6 +216,19 @@ def test_saved_as_keras_file_and_loaded(tmp_path):
             fixture["outputs"],
             atol=TOLERANCE,
         )
+
+
+def test_a_directory_gives_its_latest_checkpoint(tmp_path):
+    # A directory with TF's `checkpoint` state file, as `Saver.save` leaves.
+    for path in FIXTURES.glob("gru.ckpt.*"):
+        shutil.copy(path, tmp_path / path.name)
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "gru.ckpt"\n')
+    layer = kr.migrate.tf1_rnn(str(tmp_path), "rnn")
+    fixture, _ = tf1_cases.load_fixture("gru")
+    outputs = layer(fixture["x"], mask=sequence_mask(fixture))
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(outputs), fixture["final"], atol=TOLERANCE
+    )
 
 
 def test_a_scope_without_cells_lists_what_the_checkpoint_holds():
