@@ -3,7 +3,7 @@
 Usage: `import keras_recurrent as kr`, then e.g. `kr.layers.PeepholeLSTM(64)`.
 
 The layers need only Keras, on any backend. `kr.distribute` and
-`kr.export` (TensorFlow),
+`kr.export` (TensorFlow), `kr.migrate`,
 `kr.tuning` (keras-tuner) and `kr.testing` (TensorFlow) are imported on first
 use, so the package imports without TensorFlow, e.g. on a JAX or PyTorch
 installation.
@@ -30,6 +30,7 @@ __getattr__ = lazy_getattr(
     {
         "distribute": ".distribute",
         "export": ".export",
+        "migrate": ".migrate",
         "testing": ".testing",
         "tuning": ".tuning",
     },
@@ -46,6 +47,7 @@ __all__ = [
     "export",
     "graphs",
     "layers",
+    "migrate",
     "plot",
     "trees",
     "tuning",
