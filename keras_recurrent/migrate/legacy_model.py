@@ -231,6 +231,19 @@ def translate(config, custom_objects, classes, descriptions):
 
 def translate_model(config, custom_objects, classes, descriptions=None):
     model_config = config["config"]
+    layers = model_config["layers"]
+    if (
+        config["class_name"] == "Sequential"
+        and layers
+        and layers[0]["class_name"] != "InputLayer"
+        and "batch_input_shape" in layers[0]["config"]
+    ):
+        # tf.keras 2 wrote `input_shape=` as the first layer's
+        # `batch_input_shape`; Keras 3 wants an InputLayer.
+        shape = layers[0]["config"]["batch_input_shape"]
+        layers.insert(
+            0, {"class_name": "InputLayer", "config": {"batch_shape": shape}}
+        )
     sequential, functional = set(), set()
     for entry in model_config["layers"]:
         description = translate_layer(entry, custom_objects, classes)
@@ -243,6 +256,12 @@ def translate_model(config, custom_objects, classes, descriptions=None):
             functional.add(name)
     if config["class_name"] != "Sequential":
         shift_nested_model_nodes(model_config, sequential, functional)
+        for key in ("input_layers", "output_layers"):
+            # tf.keras 2 wrote one input as a list of one; Keras 3 reads
+            # that as a model called on a list.
+            references = model_config.get(key)
+            if len(references) == 1 and isinstance(references[0], list):
+                model_config[key] = references[0]
 
 
 def starts_with_input(entry):
@@ -310,7 +329,11 @@ def translate_layer(entry, custom_objects, classes, parent=None):
                     f"load_legacy_model: {where} has {key}={value!r}, "
                     f"which Keras 3 does not support (only {supported!r})."
                 )
-    if new_class == "InputLayer" and "batch_input_shape" in layer_config:
+    if new_class != "InputLayer":
+        layer_config.pop("batch_input_shape", None)
+        if layer_config.get("input_length", 0) is None:
+            layer_config.pop("input_length")
+    elif "batch_input_shape" in layer_config:
         layer_config["batch_shape"] = layer_config.pop("batch_input_shape")
         if layer_config.pop("ragged", False):
             raise ValueError(

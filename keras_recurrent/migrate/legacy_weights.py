@@ -148,13 +148,15 @@ def check_saving_lib_layout(model, file_variables, path):
                 ).items()
             }
     found = {key: [a.shape for a in v] for key, v in file_variables.items()}
+    missing = [key for key in expected if key not in found]
+    if missing:
+        raise ValueError(
+            f"{os.fspath(path)!r} holds no weights for "
+            + ", ".join(f"{key!r} (shapes {expected[key]})" for key in missing)
+            + f" of model {model.name!r}; it holds weights for: "
+            + ", ".join(f"{key!r} {found[key]}" for key in sorted(found))
+        )
     for key, shapes in expected.items():
-        if key not in found:
-            raise ValueError(
-                f"{os.fspath(path)!r} holds no weights for {key!r} "
-                f"(shapes {shapes}) of model {model.name!r}; it holds "
-                f"weights for: {sorted(found)}."
-            )
         if found[key] != shapes:
             raise ValueError(
                 f"{key!r} of model {model.name!r} has weights of shapes "
