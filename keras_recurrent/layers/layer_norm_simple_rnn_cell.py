@@ -40,7 +40,7 @@ class LayerNormSimpleRNNCell(AddonsCell):
     - `kernel`: `(input_dim, units)`.
     - `recurrent_kernel`: `(units, units)`.
     - `bias`: `(units,)`, if `use_bias`.
-    - `layernorm/gamma`: `(units,)`.
+    - `gamma`: `(units,)`, the layer normalization's scale.
 
     `LayerNormSimpleRNNCell.from_config(config)` also reads the config of
     TFA's cell. The state is `[h]`.
@@ -86,8 +86,8 @@ class LayerNormSimpleRNNCell(AddonsCell):
     >>> cell = kr.layers.LayerNormSimpleRNNCell(16)
     >>> keras.layers.RNN(cell)(x).shape
     TensorShape([4, 16])
-    >>> [w.path.split("/", 2)[-1] for w in cell.weights]
-    ['kernel', 'recurrent_kernel', 'bias', 'layernorm/gamma']
+    >>> [w.path.split("/")[-1] for w in cell.weights]
+    ['kernel', 'recurrent_kernel', 'bias', 'gamma']
 
     Reference:
         - [Ba et al., 2016. Layer Normalization](
@@ -139,22 +139,11 @@ class LayerNormSimpleRNNCell(AddonsCell):
         )
         self.seed = check_layer_seed(seed)
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
-        self.layernorm = keras.layers.LayerNormalization(
-            epsilon=self.layernorm_epsilon,
-            center=False,
-            gamma_initializer=gamma_initializer,
-            gamma_regularizer=gamma_regularizer,
-            gamma_constraint=gamma_constraint,
-            name="layernorm",
-            dtype=self.dtype_policy,
-        )
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.gamma_constraint = constraints.get(gamma_constraint)
         self.state_size = [units]
         self.output_size = units
-
-    # The gamma options are the layer normalization's own.
-    gamma_initializer = property(lambda self: self.layernorm.gamma_initializer)
-    gamma_regularizer = property(lambda self: self.layernorm.gamma_regularizer)
-    gamma_constraint = property(lambda self: self.layernorm.gamma_constraint)
 
     def build(self, input_shape):
         input_dim = self._build_input_dim(input_shape)
@@ -181,14 +170,20 @@ class LayerNormSimpleRNNCell(AddonsCell):
                 regularizer=self.bias_regularizer,
                 constraint=self.bias_constraint,
             )
-        self.layernorm.build((None, self.units))
+        self.gamma = self.add_weight(
+            shape=(self.units,),
+            name="gamma",
+            initializer=self.gamma_initializer,
+            regularizer=self.gamma_regularizer,
+            constraint=self.gamma_constraint,
+        )
 
     def _loop_weights(self):
         return {
             "kernel": self.kernel,
             "recurrent_kernel": self.recurrent_kernel,
             "bias": self.bias,
-            "gamma": self.layernorm.gamma,
+            "gamma": self.gamma,
         }
 
     def _project(self, sequences, loop_state):

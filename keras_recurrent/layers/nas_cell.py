@@ -43,7 +43,9 @@ class NASCell(AddonsCell):
     States are `[c, m]`, in TensorFlow Addons' order (the cell state
     first, unlike the LSTM cells' `[h, c]`), so that its initial states and
     returned states carry over unchanged. `NASCell.from_config(config)`
-    also reads the config of TFA's cell.
+    also reads the config of TFA's cell. On JAX, mask with `kr.layers.NAS`
+    rather than `keras.layers.RNN(NASCell(...))`: Keras' JAX loop outputs
+    the first state at masked steps, which the layer orders for it.
 
     Args:
         units: Positive integer, the width of the cell state.
@@ -80,6 +82,9 @@ class NASCell(AddonsCell):
         - [Zoph & Le, 2017. Neural Architecture Search with Reinforcement
           Learning](https://arxiv.org/abs/1611.01578)
     """
+
+    # The state that is the output, `m` (for `CellRNN`'s loop).
+    output_state_index = 1
 
     def __init__(
         self,
