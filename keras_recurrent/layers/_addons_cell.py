@@ -5,9 +5,8 @@ A cell sets `state_size` and `output_size`, creates its weights in `build`
 and defines:
 
 - `_loop_weights()`: its weights by role, as every step reads them;
-- `_project(sequences, loop_state)` (optional): what the time loop steps
-  through, e.g. the input projections of all steps, made before the loop;
-- `step(inputs, states, loop_state)`: one step of `_project`'s result.
+- `step(inputs, states, loop_state)`: one step, which applies the dropout
+  masks of `loop_state` itself.
 
 `call` is one step of the same loop, so a cell gives the same numbers in a
 plain `keras.layers.RNN` as in its own layer.
@@ -49,10 +48,8 @@ class AddonsCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
     def call(self, inputs, states, training=False):
         check_float_dtype(self, inputs)
         check_step_inputs(self, inputs, self.input_dim)
-        step_inputs, loop_state = self.prepare_loop(
-            ops.expand_dims(inputs, 1), training
-        )
-        return self.step(step_inputs[:, 0], states, loop_state)
+        _, loop_state = self.prepare_loop(ops.expand_dims(inputs, 1), training)
+        return self.step(inputs, states, loop_state)
 
     def prepare_loop(self, sequences, training=False):
         """What a time loop over `sequences` reads: `(step_inputs,
@@ -75,12 +72,7 @@ class AddonsCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
             "input_mask": input_mask,
             "recurrent_mask": recurrent_mask,
         }
-        return self._project(sequences, loop_state), loop_state
-
-    def _project(self, sequences, loop_state):
-        """`step`'s inputs, `(batch, timesteps, k)`: the sequences here."""
-        del loop_state
-        return sequences
+        return sequences, loop_state
 
     def get_initial_state(self, batch_size=None):
         sizes = self.state_size
@@ -97,10 +89,3 @@ class AddonsCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         without a meaning here are dropped."""
         config = {k: v for k, v in config.items() if k not in _LEGACY_KEYS}
         return cls(**config)
-
-
-def masked_inputs(sequences, input_mask):
-    """`sequences` times the per-sequence input dropout mask, if any."""
-    if input_mask is None:
-        return sequences
-    return sequences * ops.expand_dims(input_mask, 1)

@@ -169,18 +169,15 @@ class ESNCell(AddonsCell):
             "bias": self.bias,
         }
 
-    def _project(self, sequences, loop_state):
-        # `x W + b` for all steps at once.
-        weights = loop_state["weights"]
-        z = ops.matmul(sequences, weights["kernel"])
-        return z if weights["bias"] is None else z + weights["bias"]
-
     def step(self, inputs, states, loop_state):
-        """One step of a loop that `prepare_loop` prepared; `inputs` is
-        one step of its `x W + b`."""
+        """One step of a loop that `prepare_loop` prepared."""
         h_tm1 = states[0]
-        recurrent_kernel = loop_state["weights"]["recurrent_kernel"]
-        z = inputs + ops.matmul(h_tm1, recurrent_kernel)
+        weights = loop_state["weights"]
+        z = ops.matmul(inputs, weights["kernel"]) + ops.matmul(
+            h_tm1, weights["recurrent_kernel"]
+        )
+        if weights["bias"] is not None:
+            z = z + weights["bias"]
         h = self.activation(z)
         if self.leaky != 1.0:
             h = (1.0 - self.leaky) * h_tm1 + self.leaky * h

@@ -13,7 +13,7 @@ from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._addons_cell import AddonsCell
-from keras_recurrent.layers._addons_cell import masked_inputs
+from keras_recurrent.layers._gates import layer_norm
 from keras_recurrent.layers._gates import lstm_cell_state
 from keras_recurrent.layers._gates import lstm_output
 from keras_recurrent.layers._initializers import gate_bias
@@ -224,30 +224,33 @@ class LayerNormLSTMCell(AddonsCell):
         return weights
 
     def _normalize(self, z, weights, name):
-        return ops.layer_normalization(
+        return layer_norm(
             z,
             weights[f"{name}/gamma"],
             weights[f"{name}/beta"],
-            epsilon=self.norm_epsilon,
+            self.norm_epsilon,
         )
 
-    def _project(self, sequences, loop_state):
-        # The input half of `z`, `LN_k(x W) + b`, for all steps at once.
-        weights = loop_state["weights"]
-        sequences = masked_inputs(sequences, loop_state["input_mask"])
-        z = ops.matmul(sequences, weights["kernel"])
-        z = self._normalize(z, weights, "kernel_norm")
-        return z if weights["bias"] is None else z + weights["bias"]
-
     def step(self, inputs, states, loop_state):
-        """One step of a loop that `prepare_loop` prepared; `inputs` is
-        one step of its `LN_k(x W) + b`."""
+        """One step of a loop that `prepare_loop` prepared."""
         h_tm1, c_tm1 = states[0], states[1]
         weights = loop_state["weights"]
+        if loop_state["input_mask"] is not None:
+            inputs = inputs * loop_state["input_mask"]
         if loop_state["recurrent_mask"] is not None:
             h_tm1 = h_tm1 * loop_state["recurrent_mask"]
-        z = ops.matmul(h_tm1, weights["recurrent_kernel"])
-        z = inputs + self._normalize(z, weights, "recurrent_norm")
+        # Each step projects its own input: on TensorFlow's CPU loop, one
+        # matmul for all steps before the loop measured slower (as in
+        # docs/design/lstm_variants.md).
+        z = self._normalize(
+            ops.matmul(inputs, weights["kernel"]), weights, "kernel_norm"
+        ) + self._normalize(
+            ops.matmul(h_tm1, weights["recurrent_kernel"]),
+            weights,
+            "recurrent_norm",
+        )
+        if weights["bias"] is not None:
+            z = z + weights["bias"]
         z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
         gate = self.recurrent_activation
         c = lstm_cell_state(gate(z_i), self.activation(z_c), gate(z_f), c_tm1)

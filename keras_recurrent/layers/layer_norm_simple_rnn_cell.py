@@ -13,7 +13,7 @@ from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent.layers._addons_cell import AddonsCell
-from keras_recurrent.layers._addons_cell import masked_inputs
+from keras_recurrent.layers._gates import layer_norm
 from keras_recurrent.layers._initializers import serialize_weight_options
 
 
@@ -186,22 +186,18 @@ class LayerNormSimpleRNNCell(AddonsCell):
             "gamma": self.gamma,
         }
 
-    def _project(self, sequences, loop_state):
-        # `x W` for all steps at once.
-        sequences = masked_inputs(sequences, loop_state["input_mask"])
-        return ops.matmul(sequences, loop_state["weights"]["kernel"])
-
     def step(self, inputs, states, loop_state):
-        """One step of a loop that `prepare_loop` prepared; `inputs` is
-        one step of its `x W`."""
+        """One step of a loop that `prepare_loop` prepared."""
         h_tm1 = states[0]
         weights = loop_state["weights"]
+        if loop_state["input_mask"] is not None:
+            inputs = inputs * loop_state["input_mask"]
         if loop_state["recurrent_mask"] is not None:
             h_tm1 = h_tm1 * loop_state["recurrent_mask"]
-        net = inputs + ops.matmul(h_tm1, weights["recurrent_kernel"])
-        h = ops.layer_normalization(
-            net, weights["gamma"], epsilon=self.layernorm_epsilon
+        net = ops.matmul(inputs, weights["kernel"]) + ops.matmul(
+            h_tm1, weights["recurrent_kernel"]
         )
+        h = layer_norm(net, weights["gamma"], None, self.layernorm_epsilon)
         if weights["bias"] is not None:
             h = h + weights["bias"]
         h = self.activation(h)

@@ -147,19 +147,14 @@ class NASCell(AddonsCell):
             "projection_weights": self.projection_weights,
         }
 
-    def _project(self, sequences, loop_state):
-        # `x W` for all steps at once.
-        return ops.matmul(sequences, loop_state["weights"]["kernel"])
-
     def step(self, inputs, states, loop_state):
-        """One step of a loop that `prepare_loop` prepared; `inputs` is
-        one step of its `x W`."""
+        """One step of a loop that `prepare_loop` prepared."""
         c_tm1, m_tm1 = states[0], states[1]
         weights = loop_state["weights"]
         recurrent = ops.matmul(m_tm1, weights["recurrent_kernel"])
         if weights["bias"] is not None:
             recurrent = recurrent + weights["bias"]
-        a = ops.split(inputs, _BLOCKS, axis=-1)
+        a = ops.split(ops.matmul(inputs, weights["kernel"]), _BLOCKS, axis=-1)
         b = ops.split(recurrent, _BLOCKS, axis=-1)
         sigmoid, tanh, relu = ops.sigmoid, ops.tanh, ops.relu
         l2_0 = tanh(sigmoid(a[0] + b[0]) * relu(a[1] + b[1]))
