@@ -121,3 +121,35 @@ def gru_step(
     # `z h + (1 - z) h̃`, in three ops instead of four (it is on the hot
     # path of every GRU step of the package).
     return candidate + update * (previous_h - candidate)
+
+
+def layer_norm(z, gamma, beta, epsilon):
+    """Layer normalization over the last axis (Ba et al. 2016),
+    `γ ⊙ (z - μ) / √(σ² + ε) + β`, computed in at least float32.
+
+    `σ² = E[z²] - μ²`, clamped at 0: the two means are independent
+    reductions, and the whole is one multiply-add of `z`. On TensorFlow's
+    CPU loop this made `LayerNormLSTM`'s train step 1.7 times faster than
+    `ops.layer_normalization` (benchmarks/lstm_variants.py).
+
+    Args:
+        z: `(M, units)`.
+        gamma: `(units,)`.
+        beta: `(units,)`, or `None` for no shift.
+        epsilon: Python float added to the variance.
+
+    Returns:
+        The normalized `z`, in its dtype.
+    """
+    dtype = z.dtype
+    if ops.dtype(z) in ("float16", "bfloat16"):
+        z = ops.cast(z, "float32")
+        gamma = ops.cast(gamma, "float32")
+        beta = None if beta is None else ops.cast(beta, "float32")
+    mean = ops.mean(z, axis=-1, keepdims=True)
+    variance = ops.relu(
+        ops.mean(ops.square(z), axis=-1, keepdims=True) - ops.square(mean)
+    )
+    scale = ops.rsqrt(variance + epsilon) * gamma
+    shift = -mean * scale if beta is None else beta - mean * scale
+    return ops.cast(z * scale + shift, dtype)
