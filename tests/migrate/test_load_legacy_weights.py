@@ -80,3 +80,18 @@ def test_fixture_architecture_is_the_files():
     kr.migrate.load_legacy_weights(
         weights_model(), FIXTURES / "weights.weights.h5"
     )
+
+
+@pytest.mark.parametrize(
+    "name", ["tfa_layer_norm_lstm.h5", "tfa_layer_norm_lstm.weights.h5"]
+)
+def test_addons_weights_load_into_keras_recurrent_cells(name):
+    if not hasattr(kr.layers, "LayerNormLSTMCell"):
+        pytest.skip("kr.layers.LayerNormLSTMCell is not on this branch")
+    # TFA keeps the cell's layer norms in sublayers (kernel_norm, ...).
+    x = layers.Input((5, 4))
+    m = layers.Masking(0.0)(x)
+    h = layers.RNN(kr.layers.LayerNormLSTMCell(3), return_sequences=True)(m)
+    model = keras.Model(x, layers.Dense(2)(h))
+    kr.migrate.load_legacy_weights(model, FIXTURES / name)
+    assert max_difference(model, "tfa_layer_norm_lstm") < 1e-5
