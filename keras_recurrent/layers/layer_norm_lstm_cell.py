@@ -212,24 +212,18 @@ class LayerNormLSTMCell(AddonsCell):
         )
 
     def _loop_weights(self):
-        weights = {
+        # The shifts of the two pre-activation norms and the bias, summed
+        # once for all steps.
+        shift = self.kernel_norm.beta + self.recurrent_norm.beta
+        return {
             "kernel": self.kernel,
             "recurrent_kernel": self.recurrent_kernel,
-            "bias": self.bias,
+            "shift": shift if self.bias is None else shift + self.bias,
+            "kernel_gamma": self.kernel_norm.gamma,
+            "recurrent_gamma": self.recurrent_norm.gamma,
+            "state_gamma": self.state_norm.gamma,
+            "state_beta": self.state_norm.beta,
         }
-        for name in _NORMS:
-            norm = getattr(self, name)
-            weights[f"{name}/gamma"] = norm.gamma
-            weights[f"{name}/beta"] = norm.beta
-        return weights
-
-    def _normalize(self, z, weights, name):
-        return layer_norm(
-            z,
-            weights[f"{name}/gamma"],
-            weights[f"{name}/beta"],
-            self.norm_epsilon,
-        )
 
     def step(self, inputs, states, loop_state):
         """One step of a loop that `prepare_loop` prepared."""
@@ -242,19 +236,20 @@ class LayerNormLSTMCell(AddonsCell):
         # Each step projects its own input: on TensorFlow's CPU loop, one
         # matmul for all steps before the loop measured slower (as in
         # docs/design/lstm_variants.md).
-        z = self._normalize(
-            ops.matmul(inputs, weights["kernel"]), weights, "kernel_norm"
-        ) + self._normalize(
-            ops.matmul(h_tm1, weights["recurrent_kernel"]),
-            weights,
-            "recurrent_norm",
+        epsilon = self.norm_epsilon
+        z_x = ops.matmul(inputs, weights["kernel"])
+        z_h = ops.matmul(h_tm1, weights["recurrent_kernel"])
+        z = (
+            layer_norm(z_x, weights["kernel_gamma"], None, epsilon)
+            + layer_norm(z_h, weights["recurrent_gamma"], None, epsilon)
+            + weights["shift"]
         )
-        if weights["bias"] is not None:
-            z = z + weights["bias"]
         z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
         gate = self.recurrent_activation
         c = lstm_cell_state(gate(z_i), self.activation(z_c), gate(z_f), c_tm1)
-        c = self._normalize(c, weights, "state_norm")
+        c = layer_norm(
+            c, weights["state_gamma"], weights["state_beta"], epsilon
+        )
         h = lstm_output(gate(z_o), c, self.activation)
         return h, [h, c]
 
