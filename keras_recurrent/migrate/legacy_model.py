@@ -24,6 +24,16 @@ LEGACY_CLASSES = {
     "PeepholeLSTMCell": "PeepholeLSTMCell",
 }
 
+# keras_recurrent's sequence layer of each mapped cell: `RNN(cell)` in
+# the file becomes that layer (see `cell_layer_of_rnn`).
+CELL_LAYERS = {
+    "LayerNormLSTMCell": "LayerNormLSTM",
+    "LayerNormSimpleRNNCell": "LayerNormSimpleRNN",
+    "ESNCell": "ESN",
+    "NASCell": "NAS",
+    "PeepholeLSTMCell": "PeepholeLSTM",
+}
+
 MODEL_CLASSES = ("Sequential", "Functional", "Model")
 
 # Config keys of tf.keras 2's LSTM and GRU cells that only chose how the
@@ -60,7 +70,9 @@ def load_legacy_model(path, custom_objects=None):
     - TensorFlow Addons' `LayerNormLSTMCell`, `LayerNormSimpleRNNCell`,
       `ESNCell`, `NASCell`, `PeepholeLSTMCell` and `ESN`, and
       `tf.keras.experimental.PeepholeLSTMCell`: the classes of the same
-      name in `kr.layers`.
+      name in `kr.layers`; an `RNN` over one of these cells becomes the
+      cell's layer (`kr.layers.LayerNormLSTM`, `LayerNormSimpleRNN`,
+      `ESN`, `NAS`, `PeepholeLSTM`), with the same options and weights.
 
     The optimizer state and the training config are not loaded: compile
     the model again to train it.
@@ -360,4 +372,39 @@ def translate_layer(entry, custom_objects, classes, parent=None):
         )
     if inner:
         description += "(" + inner[0] + ")"
+    if new_class == "RNN" and isinstance(layer_config.get("cell"), dict):
+        cell_layer_of_rnn(entry, classes)
     return description
+
+
+def cell_layer_of_rnn(entry, classes):
+    """Rewrites `RNN(<Addons cell>)` as keras_recurrent's layer of the cell.
+
+    keras_recurrent's sequence layers run their cells where
+    `keras.layers.RNN` cannot: on JAX, Keras' masked loop assumes that a
+    cell's output has the shape of its first state, which NASCell's does
+    not (its output is the projected `m`, its first state `c`). The layer
+    takes the cell's arguments and the RNN's options, and holds the cell's
+    weights in the same order.
+    """
+    from keras_recurrent import layers
+
+    cell = entry["config"]["cell"]
+    name = cell["class_name"].partition("keras_recurrent>")[2]
+    layer_name = CELL_LAYERS.get(name)
+    if layer_name is None or not hasattr(layers, layer_name):
+        return
+    config = {
+        key: value
+        for key, value in cell["config"].items()
+        if key not in ("name", "trainable", "dtype")
+    }
+    config.update(
+        {key: value for key, value in entry["config"].items() if key != "cell"}
+    )
+    key = f"keras_recurrent>{layer_name}"
+    classes[key] = getattr(layers, layer_name)
+    entry["class_name"] = key
+    entry["config"] = config
+    entry.pop("module", None)
+    entry.pop("registered_name", None)

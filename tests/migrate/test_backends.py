@@ -10,7 +10,8 @@ from tests.migrate.legacy_cases import TFA_CASES
 from tests.migrate.legacy_cases import WEIGHTS_CASES
 
 # The default run checks a model with masking, Bidirectional and
-# TimeDistributed, and a weights file of each layout; -m slow checks all.
+# TimeDistributed, a weights file of each layout, and NASCell over masked
+# inputs (which Keras' RNN cannot run on JAX); -m slow checks all.
 LEAN_CASES = ("bidirectional", *WEIGHTS_CASES)
 
 
@@ -38,7 +39,10 @@ def _check(backend, cases):
 
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_lean_cases_without_tensorflow(backend):
-    _check(backend, LEAN_CASES)
+    import keras_recurrent as kr
+
+    nas = ("tfa_nas",) if hasattr(kr.layers, "NASCell") else ()
+    _check(backend, LEAN_CASES + nas)
 
 
 @pytest.mark.slow

@@ -32,6 +32,20 @@ def test_addons_model_matches_the_original(case):
     assert run_case(case) < 1e-5
 
 
+@pytest.mark.parametrize(
+    "case, layer",
+    [("tfa_nas", "NAS"), ("tfa_peephole_lstm", "PeepholeLSTM")],
+)
+def test_rnn_over_an_addons_cell_becomes_its_layer(case, layer):
+    if not hasattr(kr.layers, layer):
+        pytest.skip(f"kr.layers.{layer} is not on this branch")
+    model = kr.migrate.load_legacy_model(FIXTURES / f"{case}.h5")
+    rnn = model.layers[2]
+    assert type(rnn) is getattr(kr.layers, layer)
+    assert rnn.return_sequences
+    assert type(rnn.cell) is getattr(kr.layers, f"{layer}Cell")
+
+
 def test_masked_steps_change_nothing():
     # Rows 0 and 1 of the fixture's input are zero (masked) after steps 3
     # and 1: the original skipped them, so an unmasked port differs.
