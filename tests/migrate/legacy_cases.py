@@ -46,6 +46,11 @@ TFA_CASES = {
 # Weights-only files of the model `weights_model` builds.
 WEIGHTS_CASES = ("weights.h5", "weights.weights.h5")
 
+# TFA's LayerNormLSTMCell weights in the `.weights.h5` layout, where its
+# layer norms are sublayers (`layers/rnn/cell/kernel_norm/vars`, ...),
+# into `tfa_model`.
+TFA_WEIGHTS_CASE = "tfa_layer_norm_lstm.weights.h5"
+
 
 def expected_outputs(name):
     """The fixture's input and the original's outputs."""
@@ -82,11 +87,26 @@ def weights_model():
     return keras.Model(x, layers.Dense(2)(h))
 
 
+def tfa_model():
+    """Keras 3 with keras_recurrent: the model of `tfa_layer_norm_lstm`."""
+    import keras
+    from keras import layers
+
+    from keras_recurrent.layers import LayerNormLSTMCell
+
+    x = layers.Input((5, 4))
+    m = layers.Masking(0.0)(x)
+    h = layers.RNN(LayerNormLSTMCell(3), return_sequences=True)(m)
+    return keras.Model(x, layers.Dense(2)(h))
+
+
 def available_cases():
     """The cases this checkout can run (TFA cases need their class)."""
     from keras_recurrent import layers
 
     tfa = [n for n, cls in TFA_CASES.items() if hasattr(layers, cls)]
+    if hasattr(layers, "LayerNormLSTMCell"):
+        tfa.append(TFA_WEIGHTS_CASE)
     return list(MODEL_CASES) + tfa + list(WEIGHTS_CASES)
 
 
@@ -94,6 +114,9 @@ def run_case(case):
     """The largest difference of one case from the original's outputs."""
     import keras_recurrent as kr
 
+    if case == TFA_WEIGHTS_CASE:
+        model = kr.migrate.load_legacy_weights(tfa_model(), FIXTURES / case)
+        return max_difference(model, "tfa_layer_norm_lstm")
     if case in WEIGHTS_CASES:
         model = kr.migrate.load_legacy_weights(weights_model(), FIXTURES / case)
         return max_difference(model, "weights")

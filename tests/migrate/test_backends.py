@@ -7,6 +7,7 @@ from tests._subprocess import run_backend_module
 from tests._subprocess import skip_unless_installed
 from tests.migrate.legacy_cases import MODEL_CASES
 from tests.migrate.legacy_cases import TFA_CASES
+from tests.migrate.legacy_cases import TFA_WEIGHTS_CASE
 from tests.migrate.legacy_cases import WEIGHTS_CASES
 
 # The default run checks a model with masking, Bidirectional and
@@ -27,7 +28,10 @@ def _check(backend, cases):
     else:
         assert set(MODEL_CASES) | set(WEIGHTS_CASES) <= set(report["cases"])
         assert set(report["cases"]) <= (
-            set(MODEL_CASES) | set(WEIGHTS_CASES) | set(TFA_CASES)
+            set(MODEL_CASES)
+            | set(WEIGHTS_CASES)
+            | set(TFA_CASES)
+            | {TFA_WEIGHTS_CASE}
         )
     wrong = {
         case: difference

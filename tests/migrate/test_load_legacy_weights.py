@@ -11,6 +11,7 @@ from tests.migrate.legacy_cases import FIXTURES
 from tests.migrate.legacy_cases import WEIGHTS_CASES
 from tests.migrate.legacy_cases import max_difference
 from tests.migrate.legacy_cases import run_case
+from tests.migrate.legacy_cases import tfa_model
 from tests.migrate.legacy_cases import weights_model
 
 
@@ -88,10 +89,7 @@ def test_fixture_architecture_is_the_files():
 def test_addons_weights_load_into_keras_recurrent_cells(name):
     if not hasattr(kr.layers, "LayerNormLSTMCell"):
         pytest.skip("kr.layers.LayerNormLSTMCell is not on this branch")
-    # TFA keeps the cell's layer norms in sublayers (kernel_norm, ...).
-    x = layers.Input((5, 4))
-    m = layers.Masking(0.0)(x)
-    h = layers.RNN(kr.layers.LayerNormLSTMCell(3), return_sequences=True)(m)
-    model = keras.Model(x, layers.Dense(2)(h))
-    kr.migrate.load_legacy_weights(model, FIXTURES / name)
+    # In the `.weights.h5` layout TFA keeps the cell's layer norms in
+    # sublayers (kernel_norm, ...).
+    model = kr.migrate.load_legacy_weights(tfa_model(), FIXTURES / name)
     assert max_difference(model, "tfa_layer_norm_lstm") < 1e-5
