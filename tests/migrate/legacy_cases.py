@@ -30,6 +30,7 @@ MODEL_CASES = (
     "rnn_cells",
     "bidirectional",
     "nested",
+    "sequential_input_shape",
 )
 
 # Full models with TensorFlow Addons layers, by the keras_recurrent class

@@ -109,6 +109,20 @@ def _rename_dense(config):
             entry["class_name"] = "Custom>MyDense"
 
 
+def test_sequential_without_input_layer_gets_one(tmp_path):
+    # Older tf.keras 2 wrote no InputLayer in a Sequential model's config,
+    # only the first layer's `batch_input_shape`.
+    def drop_input_layer(config):
+        layers = config["config"]["layers"]
+        assert layers[0]["class_name"] == "InputLayer"
+        del layers[0]
+
+    path = _edited_copy(tmp_path, "sequential_input_shape", drop_input_layer)
+    model = kr.migrate.load_legacy_model(path)
+    assert model.built
+    assert max_difference(model, "sequential_input_shape") < 1e-5
+
+
 def test_unknown_class_error_names_it_and_custom_objects(tmp_path):
     path = _edited_copy(tmp_path, "gru_functional", _rename_dense)
     with pytest.raises(ValueError) as error:
