@@ -114,8 +114,8 @@ def convert(path, custom_objects=None):
     """`load_legacy_model`, also returning what was mapped.
 
     Returns:
-        `(model, rows)`, with one row per layer with weights, or whose
-        class was mapped: `(name, file class, Keras 3 class, weights)`.
+        `(model, rows)`, with one row per top-level layer of the file:
+        `(name, file class, Keras 3 class, number of weights)`.
     """
     custom_objects = dict(custom_objects or {})
     with _h5.open_file(path) as h5_file:
@@ -129,9 +129,8 @@ def convert(path, custom_objects=None):
         model = build_model(config)
     rows = []
     for name, weight_names, arrays in file_layers:
-        layer = model.get_layer(name)
         if arrays:
-            assign_layer_weights(layer, weight_names, arrays)
+            assign_layer_weights(model.get_layer(name), weight_names, arrays)
     for layer in model.layers:
         legacy = descriptions.get(layer.name)
         if legacy is None:
