@@ -174,14 +174,22 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
         """
         cell = self.cell
         step_inputs, loop_state = cell.prepare_loop(sequences, training)
+        # Keras' JAX loop takes the first state for the previous output at
+        # masked steps; a cell whose output is another of its states
+        # (`NASCell`'s `[c, m]`) is looped with that state first.
+        first = getattr(cell, "output_state_index", 0)
+        order = [first, *(i for i in range(len(initial_state)) if i != first)]
+        inverse = [order.index(i) for i in range(len(order))]
 
         def step(inputs, states):
-            return cell.step(inputs, states, loop_state)
+            states = [states[i] for i in inverse]
+            output, new_states = cell.step(inputs, states, loop_state)
+            return output, [new_states[i] for i in order]
 
-        return rnn_inner_loop(
+        last_output, outputs, states = rnn_inner_loop(
             step,
             step_inputs,
-            initial_state,
+            [initial_state[i] for i in order],
             mask,
             go_backwards=self.go_backwards,
             unroll=self.unroll,
@@ -189,3 +197,4 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             zero_output_for_mask=zero_output_for_mask,
             return_sequences=return_sequences,
         )
+        return last_output, outputs, [states[i] for i in inverse]
