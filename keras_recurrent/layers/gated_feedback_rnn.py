@@ -114,7 +114,13 @@ class GatedFeedbackRNN(CellRNN):
         """
         if not hasattr(sequences, "dtype"):
             sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
-        check_sequences(self, sequences, self._built_features, name="sequences")
+        sequences = check_sequences(
+            self,
+            sequences,
+            self._built_features,
+            name="sequences",
+            cast_integers=True,
+        )
         mask = check_mask(self, mask, sequences)
         sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         if not self.built:
