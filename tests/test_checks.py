@@ -15,7 +15,6 @@ from keras_recurrent._checks import check_at_most
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_dtype
 from keras_recurrent._checks import check_float_dtype
-from keras_recurrent._checks import float_or_cast
 from keras_recurrent._checks import check_int
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_not_empty
@@ -23,6 +22,7 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_string
+from keras_recurrent._checks import float_or_cast
 
 
 def test_check_option_returns_the_canonical_spelling():

@@ -153,10 +153,14 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         recurrent_dropout: Float in [0, 1), dropout rate of `h*_{t-1}`.
             Defaults to 0.
         seed: Random seed for dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype`; and `implementation` (`1` or `2`), taken as Keras'
+            `LSTMCell` and `GRUCell` take it: kept as `cell.implementation`,
+            out of the config, and changing nothing.
 
     Call arguments:
-        inputs: A 2D float tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean
+            values are cast to the compute dtype, as Keras' cells take them.
         states: List of state tensors, in the order above.
         training: Python boolean; dropout is active only when `True`.
 

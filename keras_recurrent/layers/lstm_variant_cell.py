@@ -141,10 +141,16 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         cell_clip: Optional positive float; clips the cell state.
         projection_units: Optional positive integer; LSTMP projection size.
         seed: Random seed for dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype`; and `implementation` (`1` or `2`), taken as
+            `keras.layers.LSTMCell` takes it: kept as `cell.implementation`,
+            out of the config, and changing nothing (one dropout mask serves
+            all gates either way).
 
     Call arguments:
-        inputs: A 2D tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean values
+            are cast to the compute dtype, as `keras.layers.LSTMCell` takes
+            them.
         states: List of state tensors, `[h, c]` (plus `[i, f, o]` for FGR).
         training: Python boolean; dropout is active only when `True`.
 
