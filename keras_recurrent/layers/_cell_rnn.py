@@ -57,7 +57,9 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
     As `keras.layers.LSTM`, the layer takes `use_cudnn` (`"auto"`, `True`
     or `False`) and `implementation` (passed to the cell, which ignores it).
     Where the cell is exactly `keras.layers.LSTMCell` (its
-    `_fused_lstm_blocker()` is `None`) and the call has no mask, `"auto"`
+    `_fused_lstm_blocker()` is `None`) and the call has no mask (nor, on
+    JAX, `go_backwards` with `return_sequences`, whose outputs Keras' JAX
+    kernel orders differently from its loop), `"auto"`
     and `True` run Keras' fused LSTM kernel (cuDNN on a GPU; on PyTorch
     also its CPU loop) on the cell's own weights, as `keras.layers.LSTM`
     does; elsewhere `"auto"` runs the cell's loop, and `True` raises a
@@ -260,6 +262,17 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
                 "the call has a mask, which the layer runs with its own loop "
                 "on every backend (Keras' cuDNN kernels do not keep the "
                 "previous output at masked steps)"
+            )
+        if (
+            blocker is None
+            and self.go_backwards
+            and self.return_sequences
+            and keras.backend.backend() == "jax"
+        ):
+            blocker = (
+                "go_backwards=True with return_sequences=True on JAX, where "
+                "Keras' cuDNN kernel returns the outputs in the input's "
+                "order and its loop (and ours) in the reversed order"
             )
         return blocker
 

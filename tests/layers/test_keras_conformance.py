@@ -137,6 +137,17 @@ def test_the_standard_lstm_configs_would_use_the_fused_kernel(config):
     assert "mask" in layer._fused_blocker(mask=mask)
 
 
+def test_backwards_sequences_on_jax_keep_the_loops_order(monkeypatch):
+    # Keras' JAX cuDNN kernel flips backwards outputs to the input's order;
+    # its loop and ours keep the reversed order: those calls run the loop.
+    options = {"go_backwards": True, "return_sequences": True}
+    monkeypatch.setattr(keras.backend, "backend", lambda: "jax")
+    assert "go_backwards" in FUSED["NP"](**options)._fused_blocker(None)
+    assert FUSED["NP"](go_backwards=True)._fused_blocker(None) is None
+    monkeypatch.setattr(keras.backend, "backend", lambda: "tensorflow")
+    assert FUSED["NP"](**options)._fused_blocker(None) is None
+
+
 @pytest.mark.parametrize("config", sorted(NOT_FUSED))
 def test_other_configs_name_what_makes_them_non_standard(config):
     make, reason = NOT_FUSED[config]
