@@ -1,0 +1,81 @@
+"""Every family through Keras' own `model.export` to ONNX Runtime and LiteRT.
+
+`tests/runtime_export_matrix.py` exports each case on one backend and runs
+the file in `onnxruntime` or `ai_edge_litert` (see its docstring for the
+signatures each exporter allows); here every output must be finite and
+equal `predict` to 1e-5. The GG-NN through ONNX from TensorFlow runs in the
+default suite: tf2onnx once turned its outputs into NaN, silently.
+"""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from tests._subprocess import run_backend_module
+from tests._subprocess import skip_unless_installed
+from tests.runtime_export_matrix import CASES
+from tests.runtime_export_matrix import SEQUENCE_CASES
+from tests.runtime_export_matrix import OnnxRunner
+from tests.runtime_export_matrix import _graph_case
+from tests.runtime_export_matrix import _predict
+
+ATOL = 1e-5
+
+
+def test_gated_graph_onnx_from_tensorflow_is_not_nan(tmp_path):
+    """The GG-NN with both readouts and a GGSNN head, open sizes: finite and
+    equal to `predict`; an invalid graph gets NaN in its own row only."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tf2onnx")
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("ONNX from TensorFlow")
+    model, feeds = _graph_case()
+    expected = _predict(model, feeds)
+    model.export(str(tmp_path / "graph.onnx"), format="onnx", verbose=False)
+    runner = OnnxRunner(tmp_path / "graph.onnx")
+    assert sorted(runner.outputs) == sorted(expected)
+
+    served = runner(feeds)
+    for name, want in expected.items():
+        assert np.all(np.isfinite(served[name])), name
+        np.testing.assert_allclose(served[name], want, atol=ATOL, err_msg=name)
+
+    # An edge to node 99 of 6: no assertion runs in ONNX, so graph 1 is
+    # poisoned, and only graph 1.
+    bad = {name: value.copy() for name, value in feeds.items()}
+    bad["edges"][1, 0] = [0, 99]
+    served = runner(bad)
+    for name, want in expected.items():
+        rows = served[name].reshape(len(want), -1)
+        assert np.isnan(rows[1]).all(), name
+        np.testing.assert_allclose(
+            served[name][[0, 2]], want[[0, 2]], atol=ATOL, err_msg=name
+        )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "backend, fmt",
+    [("tensorflow", "onnx"), ("torch", "onnx"), ("tensorflow", "litert")],
+)
+def test_every_family_runs_in_runtime(backend, fmt):
+    skip_unless_installed(backend)
+    skip_unless_installed("onnxruntime" if fmt == "onnx" else "ai_edge_litert")
+    report = run_backend_module(
+        "tests.runtime_export_matrix", backend, fmt, timeout=1800
+    )
+    assert (report["backend"], report["format"]) == (backend, fmt)
+    cases = report["cases"]
+    failed = {k: v for k, v in cases.items() if isinstance(v, str)}
+    assert not failed, failed
+    assert sorted(cases) == sorted(CASES)
+    print(json.dumps({k: v["max difference"] for k, v in cases.items()}))
+    for name, result in cases.items():
+        assert result["finite"], name
+        assert result["max difference"] <= ATOL, (name, result)
+    # The open sizes were run at two sizes each.
+    for name in SEQUENCE_CASES:
+        shapes = {tuple(feeds["frames"]) for feeds in cases[name]["shapes"]}
+        assert len(shapes) >= 2, (name, shapes)
