@@ -41,8 +41,9 @@ def _small_graph_model():
 
 
 def test_gated_graph_onnx_from_tensorflow_is_not_nan(tmp_path):
-    """Open sizes: finite and equal to `predict`; an invalid graph gets NaN
-    in its own row only. (The whole family is in the slow matrix below.)"""
+    """Open sizes: finite and equal to `predict`, even with NaN in the
+    padding; an invalid graph gets NaN in its own row only. (The whole
+    family is in the slow matrix below.)"""
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tf2onnx")
     if keras.backend.backend() != "tensorflow":
@@ -57,6 +58,12 @@ def test_gated_graph_onnx_from_tensorflow_is_not_nan(tmp_path):
     # Any batch size.
     [served] = runner({k: v[:1] for k, v in feeds.items()}).values()
     np.testing.assert_allclose(served, expected[:1], atol=ATOL)
+
+    # NaN in the padding rows of `node_inputs`: ignored, as in Keras.
+    padded = {name: value.copy() for name, value in feeds.items()}
+    padded["node_inputs"][padded["node_mask"] == 0] = np.nan
+    [served] = runner(padded).values()
+    np.testing.assert_allclose(served, expected, atol=ATOL)
 
     # An edge to node 99 of 6: no assertion runs in ONNX, so graph 1 is
     # poisoned, and only graph 1.
