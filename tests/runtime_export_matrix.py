@@ -83,8 +83,20 @@ def _graph_case():
     return model, {name: graphs[name] for name in model._inputs_struct}
 
 
+def _peephole_case():
+    """`PeepholeLSTM` with a cell clip that bites and a projection: what
+    the fused TFLite LSTM op would also have to carry."""
+    model, feeds, _ = export_matrix._sequence_case(
+        lambda: kr.layers.PeepholeLSTM(
+            export_matrix.UNITS, cell_clip=0.2, projection_units=3
+        ),
+        seed=1,
+    )()
+    return model, {"frames": feeds["frames"]}
+
+
 CASES = {
-    "PeepholeLSTM": _sequence("PeepholeLSTM"),
+    "PeepholeLSTM (clip, projection)": _peephole_case,
     "CoupledLSTM (lengths input)": _lengths_case,
     "LSTMVariant(FGR)": _sequence("LSTMVariant(FGR)"),
     "GatedFeedbackRNN": _sequence("GatedFeedbackRNN"),
