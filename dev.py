@@ -2,8 +2,8 @@
 """Newcomers' entry point: `python3 dev.py demo` and `python3 dev.py test`.
 
 Creates `.venv/` on first use (and again whenever setup.py changes), installs
-the package in editable mode with its test and docs extras, then runs the
-demo, the test suite (ruff, then pytest) or the documentation build
+the package in editable mode with its test, docs and export extras, then runs
+the demo, the test suite (ruff, then pytest) or the documentation build
 (`python3 dev.py docs`: mkdocs, strict, into `site/`) inside that
 environment. Needs only Python 3.10+.
 """
@@ -58,7 +58,7 @@ def ensure_env():
                 "install",
                 "--quiet",
                 "-e",
-                ".[test,plot,jax,torch,docs]",
+                ".[test,plot,jax,torch,docs,export]",
                 # The [torch] extra takes any torch 2 from 2.4; the tests
                 # run on this one. Pinned here, pip keeps an installed
                 # 2.13.0 (the CPU wheel) instead of fetching the newest

@@ -52,6 +52,16 @@ setup(
             "mkdocs-material>=9.5",
             "mkdocstrings[python]>=0.26",
         ],
+        # `model.export(path, format="onnx")` (tf2onnx on TensorFlow; onnx
+        # and onnxscript for PyTorch's exporter) and `format="litert"`, and
+        # the runtimes that serve them (docs/guides/export_and_serving.md).
+        "export": [
+            "onnx>=1.16",
+            "onnxscript>=0.5",
+            "onnxruntime>=1.20",
+            "tf2onnx>=1.16",
+            "ai-edge-litert>=1.2",
+        ],
         # Benchmark-only: PyTorch Geometric comparison for the GG-NN.
         "bench": ["torch>=2.4,<3", "torch-geometric"],
     },

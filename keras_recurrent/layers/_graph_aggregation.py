@@ -269,9 +269,14 @@ class DenseSums:
                 (self.batch_size, self.num_nodes, self.num_types),
             )
             incoming = ops.sum(incoming, axis=-1, keepdims=True)
-            reached = ops.cast(ops.greater(reached + incoming, 0), counts.dtype)
+            # Casts, not `greater(x, 0)`: PyTorch's ONNX exporter writes
+            # that as a `Greater` of a float and an int32 zero, which
+            # ONNX Runtime refuses to load. The counts are never negative.
+            reached = ops.cast(
+                ops.cast(reached + incoming, "bool"), counts.dtype
+            )
         safe = ops.where(finite, node_states, ops.zeros_like(node_states))
-        return safe, ops.greater(reached, 0)
+        return safe, ops.cast(reached, "bool")
 
 
 def stack_by_direction(blocks, num_directions):

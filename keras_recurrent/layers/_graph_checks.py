@@ -119,13 +119,18 @@ def check_host_graph(layer, inputs, num_edge_types):
 
 
 def poison_invalid_graphs(outputs, valid):
-    """`outputs` `(batch, ...)` with NaN in every entry of invalid graphs."""
+    """`outputs` `(batch, ...)` with NaN in every entry of invalid graphs.
+
+    The NaN is a scalar that `where` broadcasts, not a filled tensor: tf2onnx
+    (`model.export(format="onnx")` on TensorFlow) writes a select as
+    `cond * x + (1 - cond) * y` unless an operand is a constant holding NaN
+    or infinity, and `0 * NaN` made every output NaN.
+    """
     if on_meta_device(outputs):
-        # PyTorch shape inference: no values to poison, and `full_like`
-        # cannot fill a tensor on the "meta" device.
+        # PyTorch shape inference: no values to poison.
         return outputs
     valid = ops.reshape(valid, (-1,) + (1,) * (len(outputs.shape) - 1))
-    return ops.where(valid, outputs, ops.full_like(outputs, float("nan")))
+    return ops.where(valid, outputs, float("nan"))
 
 
 def check_static_graph_inputs(layer, tensors, features=None):

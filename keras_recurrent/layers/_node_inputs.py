@@ -70,10 +70,24 @@ def node_features(node_states, node_inputs, node_mask, dtype, layer=None):
     features = ops.concatenate(
         [ops.cast(node_states, dtype), ops.cast(node_inputs, dtype)], axis=-1
     )
-    features = ops.where(
-        ops.expand_dims(is_real, -1), features, ops.zeros_like(features)
-    )
+    features = zero_padding(features, ops.expand_dims(is_real, -1))
     return features, is_real, valid
+
+
+def zero_padding(values, is_real):
+    """`values` with the entries where `is_real` (bool, broadcastable) is
+    False set to zero, whatever they hold (even NaN or infinity).
+
+    On TensorFlow this is a division by the 0/1 mask, `divide_no_nan`:
+    tf2onnx (`model.export(format="onnx")`) writes a float `where` as
+    `c * x + (1 - c) * y`, so a NaN in a padding row gave `0 * NaN = NaN`,
+    while it converts `DivNoNan` to an ONNX `Where`. Its TensorFlow gradient
+    is 0 at padding. Elsewhere a `where` (in JAX and PyTorch the gradient of
+    `x / 0` would be NaN at padding).
+    """
+    if keras.backend.backend() == "tensorflow":
+        return ops.divide_no_nan(values, ops.cast(is_real, values.dtype))
+    return ops.where(is_real, values, ops.zeros_like(values))
 
 
 def unpack_node_input_shapes(layer, input_shape):

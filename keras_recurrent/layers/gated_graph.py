@@ -28,6 +28,7 @@ from keras_recurrent.layers._graph_gru_cell import add_bias
 from keras_recurrent.layers._initializers import reseeded
 from keras_recurrent.layers._initializers import serialize_weight_options
 from keras_recurrent.layers._known_rank import KnownRankInputs
+from keras_recurrent.layers._node_inputs import zero_padding
 
 # The arguments that configure the default GRU only, and their defaults.
 GRU_OPTIONS = {
@@ -606,9 +607,10 @@ def _initial_states(node_inputs, node_mask, units, dtype, features):
     """`h^(1) = [x_v, 0]` (zero at padding nodes) and the real-node mask.
 
     Returns the states `(batch, N, units)` and a boolean mask
-    `(batch, N, 1)`. Padding rows are zeroed, not multiplied, so that
-    whatever they hold (even NaN) cannot leak. `features` is the width the
-    layer was built for (a retraced function may not know it statically).
+    `(batch, N, 1)`. Padding rows are zeroed by `zero_padding`, not
+    multiplied, so that whatever they hold (even NaN) cannot leak, in ONNX
+    from TensorFlow too. `features` is the width the layer was built for (a
+    retraced function may not know it statically).
     """
     node_inputs = ops.cast(node_inputs, dtype)
     is_real = ops.expand_dims(ops.cast(node_mask, "bool"), -1)
@@ -616,4 +618,4 @@ def _initial_states(node_inputs, node_mask, units, dtype, features):
         node_inputs = ops.pad(
             node_inputs, [[0, 0], [0, 0], [0, units - features]]
         )
-    return ops.where(is_real, node_inputs, ops.zeros_like(node_inputs)), is_real
+    return zero_padding(node_inputs, is_real), is_real

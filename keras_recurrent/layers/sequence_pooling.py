@@ -217,8 +217,10 @@ class SequencePooling(KnownRankInputs, keras.layers.Layer):
             return ops.cast(mean, self.compute_dtype)
 
         if self.mode == "max":
-            lowest = ops.full_like(inputs, float("-inf"))
-            maximum = max_over_time(ops.where(valid, inputs, lowest))
+            # A scalar -inf, not a filled tensor: tf2onnx writes a select
+            # whose operands are no infinite constant as `c * x + (1 - c) *
+            # y`, and `0 * -inf` is NaN.
+            maximum = max_over_time(ops.where(valid, inputs, float("-inf")))
             return ops.where(has_valid, maximum, ops.zeros_like(maximum))
 
         hidden = ops.tanh(ops.matmul(clean, self.kernel) + self.bias)
