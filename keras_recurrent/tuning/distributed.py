@@ -69,17 +69,8 @@ class KeepRunningTrialsOnReload:
         try:
             super().reload()
         except ValueError as error:  # `json.JSONDecodeError` among them.
-            damaged = _damaged_file(self._project_dir)
-            if damaged is None:
-                raise
-            raise ValueError(
-                f"The tuner project file {damaged!r} is damaged (empty or "
-                "truncated, e.g. by a process killed while writing it), so "
-                "the search cannot resume. Delete the project directory (or "
-                "create the tuner with `overwrite=True`) to search from "
-                "scratch; to keep the other trials, delete only that "
-                "trial's directory, or restore the file from a backup."
-            ) from error
+            raise_if_damaged(self._project_dir, error)
+            raise
         for tuner_id, trial in self._running_at_reload.items():
             # Undo the re-queueing of `Oracle.reload()`: the last entry of
             # the queue with this id is the one it appended.
@@ -112,10 +103,11 @@ class KeepRunningTrialsOnReload:
         )
 
 
-def _damaged_file(project_dir):
+def damaged_file(project_dir):
     """The first JSON file of the tuner project that does not parse."""
     paths = [
         os.path.join(project_dir, "oracle.json"),
+        *sorted(glob.glob(os.path.join(project_dir, "tuner*.json"))),
         *sorted(glob.glob(os.path.join(project_dir, "trial_*", "trial.json"))),
     ]
     for path in paths:
@@ -127,3 +119,19 @@ def _damaged_file(project_dir):
         except ValueError:
             return path
     return None
+
+
+def raise_if_damaged(project_dir, error):
+    """Raises a `ValueError` naming the damaged file of the project, if one
+    is, and the way out, from `error` (a reload's `JSONDecodeError`)."""
+    damaged = damaged_file(project_dir)
+    if damaged is None:
+        return
+    raise ValueError(
+        f"The tuner project file {damaged!r} is damaged (empty or "
+        "truncated, e.g. by a process killed while writing it), so "
+        "the search cannot resume. Delete the project directory (or "
+        "create the tuner with `overwrite=True`) to search from "
+        "scratch; to keep the other trials, delete only that "
+        "trial's directory, or restore the file from a backup."
+    ) from error
