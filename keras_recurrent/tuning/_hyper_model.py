@@ -22,18 +22,25 @@ class RecurrentHyperModel(keras_tuner.HyperModel):
 def _reload_naming_damaged_files(reload):
     """`keras_tuner.Tuner.reload`, which the constructor of a tuner made
     with `overwrite=False` calls, that names a damaged project file (an
-    empty or truncated `oracle.json`, `tuner0.json` or `trial.json`)
-    instead of raising a bare `json.JSONDecodeError`, for tuners of the
+    empty or truncated `oracle.json`, `tuner0.json` or `trial.json`, or
+    a missing `trial.json`) instead of raising a bare
+    `json.JSONDecodeError`, `KeyError` or `TypeError`, for tuners of the
     HyperModels of `kr.tuning`: the tuner reads its directory before any
     HyperModel method runs."""
 
     def checked_reload(tuner, *args, **kwargs):
+        ours = isinstance(tuner.hypermodel, RecurrentHyperModel)
         try:
-            return reload(tuner, *args, **kwargs)
-        except ValueError as error:
-            if isinstance(tuner.hypermodel, RecurrentHyperModel):
+            result = reload(tuner, *args, **kwargs)
+        except (ValueError, KeyError, TypeError) as error:
+            if ours:
                 raise_if_damaged(tuner.project_dir, error)
             raise
+        if ours:
+            # keras-tuner skips a trial whose trial.json is missing, and
+            # then fails with `KeyError: '0'` when the next trial ends.
+            raise_if_damaged(tuner.project_dir, None)
+        return result
 
     checked_reload.__wrapped__ = reload
     checked_reload.__doc__ = reload.__doc__

@@ -159,6 +159,18 @@ def test_damaged_project_files_are_named_on_reload(tmp_path):
             assert not isinstance(error.value, json.JSONDecodeError)
             assert isinstance(error.value.__cause__, json.JSONDecodeError)
         (project / name).write_text(text)
+    # Valid JSON that keras-tuner did not write: a TypeError upstream.
+    oracle = (project / "oracle.json").read_text()
+    (project / "oracle.json").write_text("[]")
+    with pytest.raises(ValueError, match="oracle.json' is damaged"):
+        _tuner(tmp_path)
+    (project / "oracle.json").write_text(oracle)
+    # A trial directory without its trial.json: a KeyError upstream.
+    trial = (project / "trial_0" / "trial.json").read_text()
+    (project / "trial_0" / "trial.json").unlink()
+    with pytest.raises(ValueError, match="trial.json' is missing"):
+        _tuner(tmp_path)
+    (project / "trial_0" / "trial.json").write_text(trial)
     # Intact again: the tuner resumes.
     assert _tuner(tmp_path).oracle.trials
     # Tuners of other HyperModels keep keras-tuner's own error.
