@@ -54,6 +54,8 @@ def candidates(units):
         "CoupledLSTM": lambda: kr.layers.CoupledLSTM(
             units, use_peepholes=False
         ),
+        # TensorFlow Addons' cell; the issue's target is at most 1.3x.
+        "LayerNormLSTM": lambda: kr.layers.LayerNormLSTM(units),
     }
     for variant in kr.layers.VARIANTS:
         models[f"LSTMVariant({variant})"] = lambda v=variant: (

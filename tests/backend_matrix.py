@@ -19,6 +19,7 @@ import keras_recurrent as kr
 from tests.layers import gated_feedback_reference as gf_reference
 from tests.layers import graph_reference
 from tests.layers import lstm_reference
+from tests.layers import tfa_fixtures
 from tests.layers import tree_reference
 
 BATCH, STEPS, FEATURES, UNITS = 3, 6, 4, 5
@@ -261,6 +262,11 @@ def _gated_graph_model_case():
     return case
 
 
+def _tfa_case(name, as_layer):
+    """Ours against TensorFlow Addons' fixture `name` (`tfa_fixtures`)."""
+    return lambda: tfa_fixtures.fixture_difference(name, as_layer)
+
+
 def _readout_case(layer_class):
     def case():
         states, node_inputs, node_mask = graph_reference.node_data()
@@ -326,6 +332,18 @@ CASES = {
     "GatedGraph(1 type, functional predict)": _gated_graph_model_case(),
     "GraphReadout": _readout_case(kr.layers.GraphReadout),
     "NodeSelection": _readout_case(kr.layers.NodeSelection),
+    # TFA's outputs, by our layer and by `keras.layers.RNN` over our cell;
+    # not the latter for NASCell, whose output is its second state: Keras'
+    # JAX loop outputs the first at masked steps (`kr.layers.NAS` orders
+    # them for it); "esn" is TFA's `ESN` layer.
+    **{
+        f"TFA {name} ({'layer' if as_layer else 'RNN(cell)'})": _tfa_case(
+            name, as_layer
+        )
+        for name in tfa_fixtures.CASES
+        for as_layer in (True, False)
+        if as_layer or not (name.startswith("nas") or name == "esn")
+    },
 }
 
 

@@ -9,6 +9,7 @@ A gate given as `None` is absent and counts as 1 (Greff et al.'s NIG, NFG
 and NOG variants; the tree leaves, which have no forget gate to apply).
 """
 
+import keras
 from keras import ops
 
 
@@ -121,3 +122,36 @@ def gru_step(
     # `z h + (1 - z) h̃`, in three ops instead of four (it is on the hot
     # path of every GRU step of the package).
     return candidate + update * (previous_h - candidate)
+
+
+def layer_norm(z, gamma, beta, epsilon):
+    """Layer normalization over the last axis (Ba et al. 2016),
+    `γ ⊙ (z - μ) / √(σ² + ε) + β`, computed in at least float32.
+
+    `σ² = E[z²] - μ²` (clamped at 0), so that the two means are independent
+    reductions. On TensorFlow's CPU loop, this and leaving the shifts to
+    the caller (`beta=None`, to add them once, summed: `LayerNormLSTMCell`)
+    made `LayerNormLSTM`'s train step about 1.7 times faster than
+    `ops.layer_normalization` (benchmarks/lstm_variants.py).
+
+    Args:
+        z: `(M, units)`.
+        gamma: `(units,)`.
+        beta: `(units,)`, or `None` for no shift.
+        epsilon: Python float added to the variance.
+
+    Returns:
+        The normalized `z`, in its dtype.
+    """
+    dtype = z.dtype
+    if keras.backend.standardize_dtype(dtype) in ("float16", "bfloat16"):
+        z = ops.cast(z, "float32")
+        gamma = ops.cast(gamma, "float32")
+        beta = None if beta is None else ops.cast(beta, "float32")
+    mean = ops.mean(z, axis=-1, keepdims=True)
+    mean_square = ops.mean(ops.square(z), axis=-1, keepdims=True)
+    inverse = ops.rsqrt(ops.relu(mean_square - ops.square(mean)) + epsilon)
+    normalized = (z - mean) * inverse * gamma
+    if beta is not None:
+        normalized = normalized + beta
+    return ops.cast(normalized, dtype)

@@ -36,9 +36,15 @@ class PeepholeLSTMCell(LSTMVariantCell):
       `output_gate_peephole_weights`: `(units,)` each.
     - `projection_kernel`: `(units, projection_units)`, with `projection_units`.
 
-    tf.keras' `PeepholeLSTMCell` has the same kernel layout and peephole
-    names; TF1's `LSTMCell(use_peepholes=True)` stores `[i, c, f, o]` blocks
-    and one stacked `[x; h]` kernel, to be split and reordered when porting.
+    TensorFlow Addons' `PeepholeLSTMCell` (the former
+    `tf.keras.experimental.PeepholeLSTMCell`) has the same weights, in the
+    same order, shapes and gate order, and the same equations:
+    `PeepholeLSTMCell.from_config(tfa_config)` reads its config (its
+    peepholes start from its `kernel_initializer`; Keras 2's
+    `implementation` is dropped) and `set_weights(tfa_cell.get_weights())`
+    its weights. TF1's `LSTMCell(use_peepholes=True)` stores `[i, c, f, o]`
+    blocks and one stacked `[x; h]` kernel, to be split and reordered when
+    porting.
     States are `[h, c]`.
 
     Args:
@@ -77,3 +83,15 @@ class PeepholeLSTMCell(LSTMVariantCell):
 
     def __init__(self, units, **kwargs):
         super().__init__(units, **self._with_fixed_arguments(kwargs))
+
+    @classmethod
+    def from_config(cls, config):
+        """Also reads the config of TensorFlow Addons' `PeepholeLSTMCell`,
+        whose peepholes are drawn by its `kernel_initializer`."""
+        config = dict(config)
+        config.pop("implementation", None)
+        if "peephole_initializer" not in config:
+            config["peephole_initializer"] = config.get(
+                "kernel_initializer", "glorot_uniform"
+            )
+        return cls(**config)

@@ -90,10 +90,23 @@ CASES = [
         lambda: kr.layers.TruncatedRNN(keras.layers.GRU(UNITS), window=3),
     ),
     ("stability_constraints", _stable_lstm),
+    # The TensorFlow Addons cells (the ESN's reservoir is not trained:
+    # tests/layers/test_esn.py).
+    (
+        "layer_norm_lstm",
+        lambda: kr.layers.LayerNormLSTM(UNITS, return_sequences=True),
+    ),
+    ("layer_norm_simple_rnn", lambda: kr.layers.LayerNormSimpleRNN(UNITS)),
+    ("nas", lambda: kr.layers.NAS(UNITS, projection=3, use_bias=True)),
 ]
 # Compiling costs 10 to 30 s a case on a shared 2-core machine: the default
 # run covers one case per family, `-m slow` all of them.
-DEFAULT_CASES = ("variant_FGR_clip_proj", "gf_gru", "truncated")
+DEFAULT_CASES = (
+    "variant_FGR_clip_proj",
+    "gf_gru",
+    "truncated",
+    "layer_norm_lstm",
+)
 
 
 def _data():

@@ -1,0 +1,52 @@
+"""Simple RNN layer with layer normalization."""
+
+import keras
+
+from keras_recurrent.layers._cell_rnn import CellRNN
+from keras_recurrent.layers.layer_norm_simple_rnn_cell import (
+    LayerNormSimpleRNNCell,
+)
+
+
+@keras.saving.register_keras_serializable(package="keras_recurrent")
+class LayerNormSimpleRNN(CellRNN):
+    """Simple RNN layer with layer normalization.
+
+    A thin `keras.layers.RNN` around `kr.layers.LayerNormSimpleRNNCell`,
+    TensorFlow Addons' `LayerNormSimpleRNNCell` in Keras 3; see the
+    cell for the equations and the weights (`layer.cell.*`). The layer
+    takes every argument of the cell, with the same defaults, and each is
+    also a read-only property of the layer (`layer.units`, ...).
+
+    Args:
+        units: Positive integer, dimensionality of the state.
+        **kwargs: The other arguments of `kr.layers.LayerNormSimpleRNNCell`;
+            the options of `keras.layers.RNN`, each `False` by default:
+            `return_sequences`, `return_state`, `go_backwards`, `stateful`,
+            `unroll` and `zero_output_for_mask`; and standard layer keyword
+            arguments, such as `name`, `dtype` and `activity_regularizer`.
+
+    Call arguments:
+        sequences: A 3D float tensor `(batch, timesteps, features)`.
+        initial_state: Optional list `[h]` of initial states.
+        mask: Optional boolean tensor `(batch, timesteps)`; masked steps keep
+            the previous states.
+        training: Python boolean; dropout is active only when `True`.
+
+    Returns:
+        `(batch, units)`, or `(batch, timesteps, units)` with
+        `return_sequences`, followed by the final states `[h]` with
+        `return_state`.
+
+    Example:
+
+    >>> x = np.random.rand(4, 10, 8).astype("float32")
+    >>> kr.layers.LayerNormSimpleRNN(16, return_sequences=True)(x).shape
+    TensorShape([4, 10, 16])
+
+    Reference:
+        - [Ba et al., 2016. Layer Normalization](
+          https://arxiv.org/abs/1607.06450)
+    """
+
+    cell_class = LayerNormSimpleRNNCell
