@@ -16,6 +16,9 @@ TensorFlow changes, those tests fail with a message naming the internal.
   of the arguments and device, as `keras.layers.LSTM` calls them.
 - `in_xla_context`: whether TensorFlow traces for XLA
   (`tf.__internal__.get_enclosing_xla_context`).
+- `variables_read_as`: Keras' autocast scope
+  (`keras.src.backend.AutocastScope`), which sets the dtype that float
+  variables are read in inside a layer's `call`.
 - `set_initial_epoch` and `BACKUP_AND_RESTORE_HOOKS`: what
   `kr.callbacks.BackupAndRestore` reads and overrides of
   `keras.callbacks.BackupAndRestore` and `keras.Model`.
@@ -179,6 +182,19 @@ def in_xla_context():
     import tensorflow as tf
 
     return tf.__internal__.get_enclosing_xla_context() is not None
+
+
+def variables_read_as(dtype):
+    """A context manager in which float variables are read as `dtype`.
+
+    Inside a layer's `call` under a mixed policy (`mixed_float16`), Keras
+    reads the float32 variables as the compute dtype (float16) through an
+    autocast scope; `variables_read_as("float32")` reads them as stored
+    for the code it wraps. Keras has no public API for this scope.
+    """
+    from keras.src.backend import AutocastScope
+
+    return AutocastScope(dtype)
 
 
 # The members of `keras.callbacks.BackupAndRestore` that

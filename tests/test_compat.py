@@ -249,6 +249,42 @@ def test_in_xla_context_on_tensorflow():
     assert seen == [False, False, True]
 
 
+def test_variables_read_as_reads_float32_weights_in_a_mixed_call():
+    seen = []
+
+    class Probe(keras.layers.Layer):
+        def build(self, input_shape):
+            self.kernel = self.add_weight(shape=(2, 2), initializer="ones")
+
+        def call(self, inputs):
+            seen.append(
+                keras.backend.standardize_dtype(
+                    keras.ops.convert_to_tensor(self.kernel).dtype
+                )
+            )
+            with _compat.variables_read_as("float32"):
+                seen.append(
+                    keras.backend.standardize_dtype(
+                        keras.ops.convert_to_tensor(self.kernel).dtype
+                    )
+                )
+            seen.append(
+                keras.backend.standardize_dtype(
+                    keras.ops.convert_to_tensor(self.kernel).dtype
+                )
+            )
+            return inputs
+
+    Probe(dtype="mixed_float16")(np.ones((1, 2), "float32"))
+    # Stored float32 (the policy's variable dtype), read float16 in `call`
+    # (Keras' autocast scope),
+    # float32 inside `variables_read_as`, float16 again after it.
+    assert seen == ["float16", "float32", "float16"], (
+        "Keras' autocast scope (keras.src.backend.AutocastScope, "
+        "_compat.variables_read_as) no longer behaves as relied on"
+    )
+
+
 def _tiny_model():
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
     model.compile(optimizer="sgd", loss="mse")

@@ -21,6 +21,9 @@ def constrain_weights(model):
 
     Call this function once the model is built (before `fit`): the bounds
     then hold from the start and after every step, applied or skipped.
+    The layers of `kr.layers` already constrain their weights when they
+    create them; it is needed for Keras' own layers (`keras.layers.LSTM`)
+    and other layers given these constraints.
 
     Args:
         model: A built `keras.Layer` or `keras.Model`.

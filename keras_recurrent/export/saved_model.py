@@ -30,6 +30,8 @@ _WIDE_DTYPES = {
     tf.bfloat16: tf.float64,
     tf.float32: tf.float64,
 }
+# The index inputs that the input helpers make int64.
+_INDEX_NAMES = ("children", "edges", "edge_types")
 _AUTO_TENSOR_NAME = re.compile(r"^keras_tensor(_\d+)?$")
 # Keras warns whenever a mask is passed to a functional model, which does not
 # itself "support masking": the mask does reach the layers inside, only the
@@ -269,10 +271,10 @@ def _model_specs(model, model_inputs, input_signature, lengths):
                 "so pass `input_signature`. Received: input_signature=None"
             )
         specs = [
-            tf.TensorSpec(
+            _served_spec(
                 (None, *tensor.shape[1:]),
                 tensor.dtype,
-                name=_input_name(model, tensor, index),
+                _input_name(model, tensor, index),
             )
             for index, tensor in enumerate(model_inputs)
         ]
@@ -292,6 +294,17 @@ def _model_specs(model, model_inputs, input_signature, lengths):
             f"Received input names: {names}"
         )
     return specs
+
+
+def _served_spec(shape, dtype, name):
+    """The first signature's spec of a model input. The int64 index inputs
+    of `kr.trees.tree_inputs` and `kr.graphs.graph_inputs` (int64 so that
+    Keras does not narrow `2**32 + 1` into node 1 before the layers check
+    it) are served as int32, as before: int64 data goes to the wide
+    signature, which checks the range."""
+    if name in _INDEX_NAMES and tf.as_dtype(dtype) == tf.int64:
+        dtype = tf.int32
+    return tf.TensorSpec(shape, dtype, name=name)
 
 
 def _wide_spec(spec):

@@ -4,6 +4,7 @@ import keras
 
 from keras_recurrent._checks import check_dtype
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._concrete import index_input_dtype
 
 
 def graph_inputs(
@@ -30,7 +31,7 @@ def graph_inputs(
             under `MirroredStrategy` cannot take boolean inputs.
 
     Keras casts the data of an input to its dtype before any layer runs,
-    so float `edges` fed to the int32 `"edges"` are truncated: a row
+    so float `edges` fed to the int64 `"edges"` are truncated: a row
     `(2, 2.6)` arrives as `(2, 2)`. Pass integers (as
     `kr.graphs.encode_graphs` does); `kr.graphs.validate_graph_tensors`
     and the `tf.data` helpers refuse float edges. Likewise a float
@@ -38,9 +39,12 @@ def graph_inputs(
     and in a SavedModel, while an eager call of the layers refuses it.
 
     Returns:
-        A dict of `KerasTensor`s: `"node_inputs"` float32 `(batch, N, D)`,
-        `"edges"` int32 `(batch, E, 2)`, `"edge_types"` int32 `(batch, E)`,
-        `"node_mask"` `(batch, N)`.
+        A dict of `KerasTensor`s: `"node_inputs"` float32 `(batch, N,
+        D)`, `"edges"` int64 `(batch, E, 2)`, `"edge_types"` int64
+        `(batch, E)` (int32 on JAX without 64-bit types; int64 so that
+        Keras does not narrow an index `2**32 + 1` into 1 before the
+        layer checks it; `kr.export.export_saved_model` serves them as
+        int32), `"node_mask"` `(batch, N)`.
 
     Example:
 
@@ -63,9 +67,11 @@ def graph_inputs(
         "node_inputs": keras.Input(
             (num_nodes, node_features), name="node_inputs"
         ),
-        "edges": keras.Input((num_edges, 2), dtype="int32", name="edges"),
+        "edges": keras.Input(
+            (num_edges, 2), dtype=index_input_dtype(), name="edges"
+        ),
         "edge_types": keras.Input(
-            (num_edges,), dtype="int32", name="edge_types"
+            (num_edges,), dtype=index_input_dtype(), name="edge_types"
         ),
         "node_mask": keras.Input(
             (num_nodes,), dtype=node_mask_dtype, name="node_mask"

@@ -39,6 +39,21 @@ def concrete_numpy(*tensors):
     return [ops.convert_to_numpy(tensor) for tensor in tensors]
 
 
+def index_input_dtype():
+    """The dtype of the index `keras.Input`s of `kr.trees.tree_inputs` and
+    `kr.graphs.graph_inputs`: int64, so that Keras passes an index at or
+    above 2**31 to the layers, which check it before they narrow it (an
+    int32 input would turn `2**32 + 1` into node 1 first). int32 on JAX
+    with 64-bit types off, which truncates int64 data itself (and warns at
+    every conversion to an int64 input)."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        if not jax.config.jax_enable_x64:
+            return "int32"
+    return "int64"
+
+
 def narrowed_by_conversion(*arrays):
     """Whether Keras' conversion of these layer inputs can change an index.
 

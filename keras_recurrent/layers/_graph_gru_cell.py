@@ -22,11 +22,12 @@ import keras
 from keras import ops
 
 from keras_recurrent.layers._concrete import in_xla_context
+from keras_recurrent.layers._constrained_weights import ConstrainedWeights
 from keras_recurrent.layers._gates import gru_step
 from keras_recurrent.layers._graph_aggregation import stack_by_direction
 
 
-class GraphGRUCell(keras.layers.GRUCell):
+class GraphGRUCell(ConstrainedWeights, keras.layers.GRUCell):
     """`keras.layers.GRUCell` whose step is `_gates.gru_step`, with the
     input and recurrent halves available apart (see the module).
 

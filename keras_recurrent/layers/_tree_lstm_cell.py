@@ -11,12 +11,13 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent.layers._constrained_weights import ConstrainedWeights
 from keras_recurrent.layers._gates import lstm_step
 from keras_recurrent.layers._initializers import gate_bias
 from keras_recurrent.layers._initializers import serialize_weight_options
 
 
-class TreeLSTMCell(keras.layers.Layer):
+class TreeLSTMCell(ConstrainedWeights, keras.layers.Layer):
     """A Tree-LSTM cell (`TreeRNN`'s tree-cell contract, with its optional
     `leaf_step`, `prepare_loop` and `step`); a subclass gives the shape of
     `recurrent_kernel` and the gates' pre-activations.

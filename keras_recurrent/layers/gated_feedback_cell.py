@@ -15,6 +15,7 @@ from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import float_or_cast
 from keras_recurrent._checks import invalid
 from keras_recurrent._checks import is_positive_int
+from keras_recurrent.layers._constrained_weights import ConstrainedWeights
 from keras_recurrent.layers._dropout import SequenceDropout
 from keras_recurrent.layers._gated_feedback_analysis import gate_values
 from keras_recurrent.layers._gated_feedback_combiner import FeedbackCombiner
@@ -54,7 +55,9 @@ def resolve_units(units, num_layers):
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
+class GatedFeedbackCell(
+    ConstrainedWeights, KnownRankInputs, keras.layers.Layer, SequenceDropout
+):
     """Cell class for the Gated-Feedback RNN (GF-RNN) of Chung et al. (2015).
 
     One time step of a stack of `L` recurrent layers in which layer `j` reads

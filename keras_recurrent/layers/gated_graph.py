@@ -11,8 +11,10 @@ from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent._compat import variables_read_as
 from keras_recurrent.graphs.validation import GRAPH_TENSOR_NAMES
 from keras_recurrent.layers._concrete import in_xla_context
+from keras_recurrent.layers._constrained_weights import ConstrainedWeights
 from keras_recurrent.layers._graph_aggregation import AGGREGATIONS
 from keras_recurrent.layers._graph_aggregation import DenseSums
 from keras_recurrent.layers._graph_aggregation import SparseSums
@@ -42,7 +44,7 @@ GRU_OPTIONS = {
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class GatedGraph(KnownRankInputs, keras.layers.Layer):
+class GatedGraph(ConstrainedWeights, KnownRankInputs, keras.layers.Layer):
     """Gated graph neural network (GG-NN) propagation with typed edges.
 
     Call it on the list `[node_inputs, edges, edge_types, node_mask]` (or a
@@ -414,11 +416,31 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         Returns:
             The node states, `(batch, N, units)`, zero at padding nodes.
         """
+        # float16 overflows (65504) in the message sums and the GRU's
+        # products for node inputs of some 10**4, and the GRU's `r ⊙ (h U)`
+        # then gives 0 * inf = NaN where `keras.layers.LSTM`, whose gates
+        # saturate, stays finite. Under `mixed_float16` the propagation
+        # runs in float32 (the float16 weights are promoted, exactly): the
+        # output, in float16, is within float16 rounding of float32's.
+        dtype = _propagation_dtype(self.compute_dtype)
+        if dtype == self.compute_dtype:
+            return self._propagate(
+                node_inputs, edges, edge_types, node_mask, dtype, training
+            )
+        with variables_read_as(dtype):
+            states = self._propagate(
+                node_inputs, edges, edge_types, node_mask, dtype, training
+            )
+        return ops.cast(states, self.compute_dtype)
+
+    def _propagate(
+        self, node_inputs, edges, edge_types, node_mask, dtype, training
+    ):
         node_states, is_real = _initial_states(
             node_inputs,
             node_mask,
             self.units,
-            self.compute_dtype,
+            dtype,
             self._node_features,
         )
         batch_size, num_nodes = ops.shape(node_states)[:2]
@@ -434,7 +456,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
             num_nodes,
             self.num_edge_types,
             self.add_reverse_edges,
-            self.compute_dtype,
+            dtype,
         )
         poisoned = None
         if dense:
@@ -444,9 +466,7 @@ class GatedGraph(KnownRankInputs, keras.layers.Layer):
         step = self._step_function(sums, dense, xla, training)
         states = [ops.reshape(node_states, (-1, self.units))]
         for size in _state_sizes(self._cell)[1:]:
-            states.append(
-                ops.zeros((ops.shape(states[0])[0], size), self.compute_dtype)
-            )
+            states.append(ops.zeros((ops.shape(states[0])[0], size), dtype))
         for _ in range(self.propagation_steps):
             states = step(states)
         if hasattr(self._cell, "reset_dropout_mask"):
@@ -601,6 +621,13 @@ def _check_gru_options_unset(layer):
                 f"instead. Received: {name}={getattr(layer, name)!r}, "
                 f"update_cell={layer.update_cell.name!r}"
             )
+
+
+def _propagation_dtype(compute_dtype):
+    """The dtype of the propagation: float32 for a float16 `compute_dtype`
+    (see `GatedGraph.propagate`), else `compute_dtype` (bfloat16 has
+    float32's range)."""
+    return "float32" if compute_dtype == "float16" else compute_dtype
 
 
 def _initial_states(node_inputs, node_mask, units, dtype, features):

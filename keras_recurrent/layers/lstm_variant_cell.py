@@ -14,6 +14,7 @@ from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
 from keras_recurrent._checks import float_or_cast
+from keras_recurrent.layers._constrained_weights import ConstrainedWeights
 from keras_recurrent.layers._dropout import SequenceDropout
 from keras_recurrent.layers._gates import lstm_cell_state
 from keras_recurrent.layers._gates import lstm_output
@@ -49,7 +50,9 @@ def canonical_variant(variant):
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
-class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
+class LSTMVariantCell(
+    ConstrainedWeights, KnownRankInputs, keras.layers.Layer, SequenceDropout
+):
     """Cell class for the LSTM variants of Greff et al. (2017).
 
     One time step of the vanilla LSTM with peepholes ("V", Gers & Schmidhuber

@@ -4,6 +4,7 @@ import keras
 
 from keras_recurrent._checks import check_bool
 from keras_recurrent._checks import check_positive_int
+from keras_recurrent.layers._concrete import index_input_dtype
 from keras_recurrent.trees.schedule import TREE_LEVELS
 
 
@@ -33,13 +34,17 @@ def tree_inputs(
 
     Returns:
         A dict of `KerasTensor`s: `"node_tokens"` or `"node_inputs"`,
-        `"children"` int32 `(batch, N, K)`, `"node_mask"` int32
-        `(batch, N)` (int32, not bool: Keras 3's `fit` under
-        `MirroredStrategy` cannot take boolean inputs) and, with `levels`,
+        `"children"` int64 `(batch, N, K)` (int32 on JAX without 64-bit
+        types; int64 so that Keras does not narrow a child `2**32 + 1`
+        into node 1 before the layer checks it;
+        `kr.export.export_saved_model` serves it as int32),
+        `"node_mask"` int32 `(batch, N)` (int32, not bool: Keras 3's
+        `fit` under `MirroredStrategy` cannot take boolean inputs) and,
+        with `levels`,
         `"tree_levels"`.
 
     Keras casts the data of an input to its dtype before any layer runs,
-    so float `children` fed to the int32 `"children"` are truncated (a
+    so float `children` fed to the int64 `"children"` are truncated (a
     child `1.7` arrives as `1`) and a float `node_mask` of `0.5` arrives
     as 0 (padding). Pass integers (as `kr.trees.encode_trees` does);
     `kr.trees.validate_tree_tensors`, `kr.trees.padded_batch` and an eager
@@ -75,7 +80,9 @@ def tree_inputs(
     inputs = {
         **first,
         "children": keras.Input(
-            (num_nodes, num_children), dtype="int32", name="children"
+            (num_nodes, num_children),
+            dtype=index_input_dtype(),
+            name="children",
         ),
         "node_mask": keras.Input((num_nodes,), dtype="int32", name="node_mask"),
     }

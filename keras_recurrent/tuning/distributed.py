@@ -68,18 +68,10 @@ class KeepRunningTrialsOnReload:
         self._running_at_reload = {}
         try:
             super().reload()
-        except ValueError as error:  # `json.JSONDecodeError` among them.
-            damaged = _damaged_file(self._project_dir)
-            if damaged is None:
-                raise
-            raise ValueError(
-                f"The tuner project file {damaged!r} is damaged (empty or "
-                "truncated, e.g. by a process killed while writing it), so "
-                "the search cannot resume. Delete the project directory (or "
-                "create the tuner with `overwrite=True`) to search from "
-                "scratch; to keep the other trials, delete only that "
-                "trial's directory, or restore the file from a backup."
-            ) from error
+        # `json.JSONDecodeError` is a `ValueError`.
+        except (ValueError, KeyError, TypeError) as error:
+            raise_if_damaged(self._project_dir, error)
+            raise
         for tuner_id, trial in self._running_at_reload.items():
             # Undo the re-queueing of `Oracle.reload()`: the last entry of
             # the queue with this id is the one it appended.
@@ -112,18 +104,50 @@ class KeepRunningTrialsOnReload:
         )
 
 
-def _damaged_file(project_dir):
-    """The first JSON file of the tuner project that does not parse."""
+def damaged_file(project_dir):
+    """The first file of the tuner project that does not parse as a JSON
+    object, or the `trial.json` missing from a trial directory, and which
+    of the two: `(path, "damaged" or "missing")`, or `None`."""
     paths = [
         os.path.join(project_dir, "oracle.json"),
-        *sorted(glob.glob(os.path.join(project_dir, "trial_*", "trial.json"))),
+        *sorted(glob.glob(os.path.join(project_dir, "tuner*.json"))),
     ]
+    for trial in sorted(glob.glob(os.path.join(project_dir, "trial_*", ""))):
+        path = os.path.join(trial, "trial.json")
+        if not os.path.exists(path):
+            return path, "missing"
+        paths.append(path)
     for path in paths:
         try:
             with open(path) as file:
-                json.load(file)
+                if not isinstance(json.load(file), dict):
+                    return path, "damaged"
         except FileNotFoundError:
             continue
         except ValueError:
-            return path
+            return path, "damaged"
     return None
+
+
+def raise_if_damaged(project_dir, error):
+    """Raises a `ValueError` naming the damaged or missing file of the
+    project, if one is, and the way out, from `error` (what a reload
+    raised: a `JSONDecodeError`, or a `KeyError` or `TypeError` from the
+    contents)."""
+    found = damaged_file(project_dir)
+    if found is None:
+        return
+    path, problem = found
+    what = (
+        "is damaged (empty, truncated, e.g. by a process killed while "
+        "writing it, or not what keras-tuner wrote)"
+        if problem == "damaged"
+        else "is missing (its trial directory has no trial.json)"
+    )
+    raise ValueError(
+        f"The tuner project file {path!r} {what}, so the search cannot "
+        "resume. Delete the project directory (or create the tuner with "
+        "`overwrite=True`) to search from scratch; to keep the other "
+        "trials, delete only that trial's directory, or restore the file "
+        "from a backup."
+    ) from error

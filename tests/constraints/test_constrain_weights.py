@@ -86,3 +86,77 @@ def test_needs_a_built_layer():
         kr.constraints.constrain_weights(keras.layers.LSTM(2))
     with pytest.raises(ValueError, match="keras.Layer"):
         kr.constraints.constrain_weights("model")
+
+
+def _our_model():
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input((5, 3))
+    lstm = kr.layers.LSTMVariant(
+        8,
+        recurrent_constraint=kr.constraints.LSTMStability(0.6),
+        return_sequences=True,
+        name="lstm",
+    )
+    rnn = kr.layers.LSTMVariant(
+        8, recurrent_constraint=kr.constraints.SpectralNorm(0.9), name="rnn"
+    )
+    model = keras.Model(inputs, keras.layers.Dense(1)(rnn(lstm(inputs))))
+    model.compile(keras.optimizers.Adam(0.05), "mse")
+    return model
+
+
+def test_our_layers_hold_the_bounds_without_constrain_weights(
+    mixed_float16,
+):
+    # The package's layers constrain each weight when they create it, so
+    # a `fit` whose steps the LossScaleOptimizer all skips leaves weights
+    # inside the bounds with nothing done by the user.
+    model = _our_model()
+    _fit_skipping_every_step(model)
+    assert isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer)
+    lstm_ratio, spectral_ratio = _bound_ratios(model)
+    assert lstm_ratio <= 1 + 1e-5 and spectral_ratio <= 1 + 1e-5
+    x = np.random.default_rng(1).normal(size=(32, 5, 3)).astype("float32")
+    model.fit(x, x.sum(axis=(1, 2))[:, None], epochs=2, verbose=0)
+    assert int(model.optimizer.iterations) > 0
+    lstm_ratio, spectral_ratio = _bound_ratios(model)
+    assert lstm_ratio <= 1 + 1e-5 and spectral_ratio <= 1 + 1e-5
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda c: kr.layers.ChildSumTreeLSTM(4, recurrent_constraint=c),
+        lambda c: kr.layers.GatedFeedbackRNN(
+            [4, 4], cell_type="lstm", recurrent_constraint=c
+        ),
+        lambda c: kr.layers.GatedGraph(
+            4, num_edge_types=1, recurrent_constraint=c
+        ),
+    ],
+    ids=["tree", "gated_feedback", "graph"],
+)
+def test_other_cells_create_constrained_weights(make):
+    layer = make(kr.constraints.SpectralNorm(0.5))
+    shapes = {
+        "tree": [(None, 3, 2), (None, 3, 2), (None, 3)],
+        "gated_feedback": (None, 5, 2),
+        "graph": [(None, 3, 2), (None, 2, 2), (None, 2), (None, 3)],
+    }
+    name = (
+        "tree"
+        if isinstance(layer, kr.layers.ChildSumTreeLSTM)
+        else "graph"
+        if isinstance(layer, kr.layers.GatedGraph)
+        else "gated_feedback"
+    )
+    layer.build(shapes[name])
+    kernels = [
+        w for w in layer.weights if getattr(w, "constraint", None) is not None
+    ]
+    assert kernels
+    for kernel in kernels:
+        value = keras.ops.convert_to_numpy(kernel)
+        assert np.linalg.norm(value.reshape(value.shape[0], -1), 2) <= (
+            0.5 + 1e-5
+        )

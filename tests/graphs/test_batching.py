@@ -82,10 +82,11 @@ def test_graph_inputs_feed_a_model():
         (None, None),
         (None, 4),
     ]
+    # int64 indices, so that Keras cannot narrow 2**32 + 1 into node 1.
     assert [tensor.dtype for tensor in inputs.values()] == [
         "float32",
-        "int32",
-        "int32",
+        "int64",
+        "int64",
         "int32",
     ]
     assert (

@@ -1065,3 +1065,45 @@ def test_propagate_is_call_on_a_checked_graph():
         keras.ops.cast(graphs["node_mask"], "bool"),
     )
     np.testing.assert_allclose(_value(propagated), _value(expected), atol=1e-6)
+
+
+@pytest.mark.parametrize("aggregation", ["dense", "sparse"])
+def test_mixed_float16_large_inputs_stay_finite(aggregation):
+    # Node inputs of some 3e4 (float16 holds them) overflowed float16 in
+    # the message sums and the GRU's `r * (h U)` (0 * inf = NaN), where
+    # keras.layers.LSTM stays finite: the propagation now runs in float32.
+    rng = np.random.default_rng(0)
+    edges = [
+        (i, j, int(rng.integers(2)))
+        for i in range(10)
+        for j in range(10)
+        if i != j and rng.random() < 0.6
+    ]
+    node_inputs = 3e4 * rng.uniform(-1, 1, (10, 6))
+    graphs = kr.graphs.encode_graphs(
+        [{"edges": edges, "node_inputs": node_inputs}], num_edge_types=2
+    )
+
+    def run(policy):
+        previous = keras.mixed_precision.global_policy()
+        keras.mixed_precision.set_global_policy(policy)
+        try:
+            keras.utils.set_random_seed(0)
+            layer = kr.layers.GatedGraph(
+                16,
+                num_edge_types=2,
+                propagation_steps=3,
+                aggregation=aggregation,
+            )
+            return layer, keras.ops.convert_to_numpy(layer(graphs))
+        finally:
+            keras.mixed_precision.set_global_policy(previous)
+
+    layer, mixed = run("mixed_float16")
+    _, reference_outputs = run("float32")
+    assert mixed.dtype == np.float16 and layer.compute_dtype == "float16"
+    assert np.isfinite(mixed).all()
+    # Within float16's rounding of the inputs (a spacing of 16 at 3e4).
+    np.testing.assert_allclose(
+        mixed.astype("float32"), reference_outputs, rtol=2e-3, atol=16
+    )

@@ -1,3 +1,5 @@
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -367,3 +369,24 @@ def test_encode_trees_refuses_bad_dicts(tree, message):
 def test_encode_tree_never_wraps_an_index(tree, message):
     with pytest.raises(ValueError, match=message):
         kr.trees.encode_tree(tree)
+
+
+def test_encoded_trees_feed_a_default_tree_model_without_warnings():
+    # The documented path: `encode_trees` output into a model built on
+    # `tree_inputs(K)` defaults. Keras warns "The structure of `inputs`
+    # doesn't match the expected structure" when the dicts differ (e.g.
+    # `tree_levels` given to a model without that input).
+    inputs = kr.trees.tree_inputs(2)
+    tensors = dict(inputs)
+    tensors["node_inputs"] = keras.layers.Embedding(10, 4)(
+        tensors.pop("node_tokens")
+    )
+    root = kr.layers.NaryTreeLSTM(3, arity=2)(tensors)
+    model = keras.Model(inputs, keras.layers.Dense(1)(root))
+    model.compile("sgd", "mse")
+    trees = kr.trees.encode_trees(["(1 2 3)", "(4 (5 6) 7)"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model(trees)
+        model.predict(trees, verbose=0)
+        model.fit(trees, np.zeros((2, 1)), verbose=0)

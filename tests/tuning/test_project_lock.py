@@ -1,5 +1,7 @@
 """Two tuners on one project directory: the second one is stopped."""
 
+import gc
+import json
 import os
 import subprocess
 import sys
@@ -134,3 +136,50 @@ def test_directory_overwritten_by_another_tuner_stops_the_search(tmp_path):
     first.oracle.max_trials = 2
     with pytest.raises(ValueError, match="deleted or replaced"):
         _search(first)
+
+
+def test_damaged_project_files_are_named_on_reload(tmp_path):
+    # keras-tuner reads the project directory in the tuner's constructor
+    # (`overwrite=False`), before any HyperModel method runs: a damaged
+    # file gave a bare json.JSONDecodeError naming no file.
+    tuner = _tuner(tmp_path, max_trials=1)
+    _search(tuner)
+    del tuner
+    gc.collect()
+    project = tmp_path / "project"
+    for name in ("oracle.json", "tuner0.json", "trial_0/trial.json"):
+        text = (project / name).read_text()
+        for damaged in ("", text[: len(text) // 2]):
+            (project / name).write_text(damaged)
+            with pytest.raises(
+                ValueError,
+                match=rf"'{project / name}' is damaged.*overwrite=True",
+            ) as error:
+                _tuner(tmp_path)
+            assert not isinstance(error.value, json.JSONDecodeError)
+            assert isinstance(error.value.__cause__, json.JSONDecodeError)
+        (project / name).write_text(text)
+    # Valid JSON that keras-tuner did not write: a TypeError upstream.
+    oracle = (project / "oracle.json").read_text()
+    (project / "oracle.json").write_text("[]")
+    with pytest.raises(ValueError, match="oracle.json' is damaged"):
+        _tuner(tmp_path)
+    (project / "oracle.json").write_text(oracle)
+    # A trial directory without its trial.json: a KeyError upstream.
+    trial = (project / "trial_0" / "trial.json").read_text()
+    (project / "trial_0" / "trial.json").unlink()
+    with pytest.raises(ValueError, match="trial.json' is missing"):
+        _tuner(tmp_path)
+    (project / "trial_0" / "trial.json").write_text(trial)
+    # Intact again: the tuner resumes.
+    assert _tuner(tmp_path).oracle.trials
+    # Tuners of other HyperModels keep keras-tuner's own error.
+    (project / "oracle.json").write_text("")
+    with pytest.raises(json.JSONDecodeError):
+        keras_tuner.RandomSearch(
+            lambda hp: None,
+            objective="loss",
+            max_trials=1,
+            directory=tmp_path,
+            project_name="project",
+        )
