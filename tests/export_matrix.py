@@ -150,6 +150,17 @@ CASES = {
         lengths=False,
         seed=3,
     ),
+    "TFA cells (LayerNormSimpleRNN, NAS, ESN, LayerNormLSTM)": _sequence_case(
+        lambda: keras.Sequential(
+            [
+                kr.layers.LayerNormSimpleRNN(UNITS, return_sequences=True),
+                kr.layers.NAS(UNITS, projection=3, return_sequences=True),
+                kr.layers.ESN(UNITS, leaky=0.5, return_sequences=True),
+                kr.layers.LayerNormLSTM(UNITS),
+            ]
+        ),
+        seed=6,
+    ),
     "GatedFeedbackRNN": _sequence_case(
         lambda: kr.layers.GatedFeedbackRNN([UNITS, 3], cell_type="lstm"),
         seed=4,

@@ -213,12 +213,15 @@ class LayerNormLSTMCell(AddonsCell):
 
     def _loop_weights(self):
         # The shifts of the two pre-activation norms and the bias, summed
-        # once for all steps.
-        shift = self.kernel_norm.beta + self.recurrent_norm.beta
+        # once for all steps (Keras does not autocast the norms' weights).
+        shifts = [self.kernel_norm.beta, self.recurrent_norm.beta]
+        if self.bias is not None:
+            shifts.append(self.bias)
+        dtype = self.compute_dtype
         return {
             "kernel": self.kernel,
             "recurrent_kernel": self.recurrent_kernel,
-            "shift": shift if self.bias is None else shift + self.bias,
+            "shift": sum(ops.cast(shift, dtype) for shift in shifts),
             "kernel_gamma": self.kernel_norm.gamma,
             "recurrent_gamma": self.recurrent_norm.gamma,
             "state_gamma": self.state_norm.gamma,

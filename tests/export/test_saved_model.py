@@ -269,3 +269,24 @@ def test_served_tree_model_refuses_trees_without_nodes(tmp_path):
         atol=1e-6,
     )
     assert serve(**trees(0, 3))["root"].shape == (0, 2)
+
+
+def _addons_stack():
+    """TensorFlow Addons' four cells, in their layers, one after another."""
+    return keras.Sequential(
+        [
+            kr.layers.LayerNormSimpleRNN(UNITS, return_sequences=True),
+            kr.layers.NAS(UNITS, projection=4, return_sequences=True),
+            kr.layers.ESN(UNITS, leaky=0.5, return_sequences=True),
+            kr.layers.LayerNormLSTM(UNITS),
+        ]
+    )
+
+
+def test_addons_layers_serve_lengths(tmp_path):
+    model = _sequence_model(_addons_stack, True)
+    x, _ = _padded_batch(3, pad=5.0)
+    served = keras_recurrent.testing.assert_export_roundtrip(
+        model, x, tmp_path=tmp_path, lengths=LENGTHS
+    )
+    assert sorted(served) == ["score"]
