@@ -21,6 +21,7 @@ from keras_recurrent import data
 from keras_recurrent import datasets
 from keras_recurrent import graphs
 from keras_recurrent import layers
+from keras_recurrent import migrate
 from keras_recurrent import plot
 from keras_recurrent import trees
 from keras_recurrent._lazy import lazy_getattr
@@ -46,6 +47,7 @@ __all__ = [
     "export",
     "graphs",
     "layers",
+    "migrate",
     "plot",
     "trees",
     "tuning",

@@ -218,3 +218,20 @@ def check_float_dtype(layer, tensor, name="inputs"):
     why = " (embed integer tokens first, e.g. with `keras.layers.Embedding`)"
     with named_errors(layer):
         check_tensor_dtype(name, tensor, "floating-point", why)
+
+
+def float_or_cast(layer, tensor, name="inputs"):
+    """`tensor` in a floating-point dtype: integer and boolean values cast
+    to `layer.compute_dtype`, as `keras.layers.LSTM` takes them (its first
+    matmul promotes them to the kernel's float dtype, Keras' type promotion
+    of an integer or boolean with a float being the float); raises for any
+    other dtype (strings, complex numbers)."""
+    why = (
+        " (integers and booleans are cast to the layer's compute dtype, as "
+        "`keras.layers.LSTM` casts them)"
+    )
+    with named_errors(layer):
+        dtype = check_tensor_dtype(name, tensor, "numeric or boolean", why)
+    if DTYPE_KINDS["floating-point"](dtype):
+        return tensor
+    return keras.ops.cast(tensor, layer.compute_dtype)

@@ -11,6 +11,9 @@ TensorFlow changes, those tests fail with a message naming the internal.
   `keras.layers.RNN.inner_loop` with a stand-in for the layer.
 - `KERAS_DROPOUT_CELL`: the unexported base class of `keras.layers.LSTMCell`
   that gives a cell per-sequence dropout masks in `keras.layers.RNN`.
+- `fused_lstm` and `cudnn_ok`: Keras' backend LSTM kernel
+  (`keras.src.backend.lstm`, cuDNN where the backend has it) and its test
+  of the arguments and device, as `keras.layers.LSTM` calls them.
 - `in_xla_context`: whether TensorFlow traces for XLA
   (`tf.__internal__.get_enclosing_xla_context`).
 - `set_initial_epoch` and `BACKUP_AND_RESTORE_HOOKS`: what
@@ -74,6 +77,66 @@ def rnn_inner_loop(
         return_sequences=return_sequences,
     )
     return keras.layers.RNN.inner_loop(options, sequences, initial_state, mask)
+
+
+def fused_lstm(
+    sequences,
+    initial_h,
+    initial_c,
+    mask,
+    *,
+    kernel,
+    recurrent_kernel,
+    bias,
+    activation,
+    recurrent_activation,
+    return_sequences,
+    go_backwards,
+    unroll,
+):
+    """Keras' fused LSTM kernel over `sequences`, or `NotImplementedError`.
+
+    What `keras.layers.LSTM.inner_loop` runs for `use_cudnn="auto"` or
+    `True` (`keras.src.backend.lstm`, which Keras does not export): the
+    LSTM of `keras.layers.LSTMCell` with these weights (gate blocks
+    `[i, f, c, o]`, no recurrent dropout). TensorFlow and JAX run cuDNN on
+    a GPU and raise `NotImplementedError` elsewhere (no GPU, other
+    activations, no bias, `unroll`, and on JAX a mask); PyTorch runs cuDNN
+    on a GPU and otherwise its own loop of precomputed input projections,
+    with any activations, and raises for a mask.
+
+    Returns:
+        `(last_output, outputs, states)`, as `RNN.inner_loop`.
+    """
+    from keras.src import backend
+
+    return backend.lstm(
+        sequences,
+        initial_h,
+        initial_c,
+        mask,
+        kernel=kernel,
+        recurrent_kernel=recurrent_kernel,
+        bias=bias,
+        activation=activation,
+        recurrent_activation=recurrent_activation,
+        return_sequences=return_sequences,
+        go_backwards=go_backwards,
+        unroll=unroll,
+    )
+
+
+def cudnn_ok(activation, recurrent_activation, unroll, use_bias):
+    """Whether the backend would run an LSTM of these arguments on cuDNN
+    (`keras.src.backend.cudnn_ok`: a GPU, `tanh` and `sigmoid`, no
+    `unroll`, a bias), which `keras.layers.LSTM` asks on TensorFlow to
+    turn off XLA compilation (`supports_jit`): cuDNN kernels do not
+    compile with XLA."""
+    from keras.src import backend
+
+    return bool(
+        backend.cudnn_ok(activation, recurrent_activation, unroll, use_bias)
+    )
 
 
 def _keras_dropout_cell_class():

@@ -22,6 +22,7 @@ from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_output_units
 from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_string
+from keras_recurrent._checks import float_or_cast
 
 
 def test_check_option_returns_the_canonical_spelling():
@@ -198,15 +199,39 @@ def test_check_float_dtype_names_layer_argument_and_dtype(dtype):
         check_float_dtype(_Layer(), np.zeros((2, 3), dtype), "node_inputs")
 
 
-def test_layers_and_cells_share_the_float_check():
+def test_layers_and_cells_share_the_dtype_check():
+    # Integers are cast, as `keras.layers.LSTM` takes them; strings are not.
     tokens = np.zeros((2, 3, 4), "int32")
+    strings = np.full((2, 3, 4), "a")
     for layer in (
         kr.layers.PeepholeLSTM(2),
         kr.layers.GatedFeedbackRNN(2),
         keras.layers.RNN(kr.layers.CoupledLSTMCell(2)),
     ):
-        with pytest.raises(ValueError, match=r"Received: inputs\.dtype=int32"):
-            layer(tokens)
+        assert keras.ops.convert_to_numpy(layer(tokens)).dtype == "float32"
+        with pytest.raises(ValueError, match=r"Received: inputs\.dtype=str"):
+            layer(strings)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool"])
+def test_float_or_cast_casts_integers_to_the_compute_dtype(dtype):
+    layer = keras.layers.Layer(dtype="mixed_float16")
+    values = np.arange(6).reshape(2, 3).astype(dtype)
+    cast = float_or_cast(layer, values)
+    assert keras.backend.standardize_dtype(cast.dtype) == "float16"
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(cast), values)
+    # Floats are left to Keras' autocasting.
+    floats = np.zeros((2, 3), "float64")
+    assert float_or_cast(layer, floats) is floats
+
+
+def test_float_or_cast_names_layer_argument_and_dtype():
+    message = (
+        r"_Layer: `inputs` must be numeric or boolean \(integers and booleans "
+        r"are cast .*\)\. Received: inputs\.dtype=complex64$"
+    )
+    with pytest.raises(ValueError, match=message):
+        float_or_cast(_Layer(), np.zeros((2, 3), "complex64"))
 
 
 def test_check_bool_refuses_what_bool_would_coerce():

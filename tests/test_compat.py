@@ -28,8 +28,9 @@ def _major_minor(version):
 def test_versions_were_checked(package, version):
     checked = _compat.CHECKED_WITH[package]
     assert _major_minor(version) in checked, (
-        f"keras_recurrent._compat (rnn_inner_loop, KERAS_DROPOUT_CELL, "
-        f"in_xla_context, set_initial_epoch, BACKUP_AND_RESTORE_HOOKS) was "
+        f"keras_recurrent._compat (rnn_inner_loop, fused_lstm, cudnn_ok, "
+        f"KERAS_DROPOUT_CELL, in_xla_context, set_initial_epoch, "
+        f"BACKUP_AND_RESTORE_HOOKS) was "
         f"checked with {package} {', '.join(checked)}, not {version}: run "
         "tests/test_compat.py and, if it passes, add the version to "
         "CHECKED_WITH."
@@ -113,6 +114,77 @@ class _RecordingCell(keras.layers.Layer, _compat.KERAS_DROPOUT_CELL):
     def call(self, inputs, states):
         self.events.append("step")
         return inputs[:, :2], [inputs[:, :2]]
+
+
+def test_fused_lstm_is_the_kernel_keras_lstm_runs():
+    # `keras.src.backend.lstm` takes the arguments `fused_lstm` passes, as
+    # `keras.layers.LSTM.inner_loop` passes them.
+    from keras.src import backend
+
+    parameters = inspect.signature(backend.lstm).parameters
+    assert list(parameters)[:4] == [
+        "inputs",
+        "initial_state_h",
+        "initial_state_c",
+        "mask",
+    ], "keras.src.backend.lstm changed its positional arguments"
+    for name in (
+        "kernel",
+        "recurrent_kernel",
+        "bias",
+        "activation",
+        "recurrent_activation",
+        "return_sequences",
+        "go_backwards",
+        "unroll",
+    ):
+        assert name in parameters, f"keras.src.backend.lstm lost `{name}`"
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    layer = keras.layers.LSTM(4, return_sequences=True, use_cudnn=True)
+    layer.build(x.shape)
+    zeros = keras.ops.zeros((2, 4))
+    try:
+        last, outputs, states = _compat.fused_lstm(
+            x,
+            zeros,
+            zeros,
+            None,
+            kernel=layer.cell.kernel,
+            recurrent_kernel=layer.cell.recurrent_kernel,
+            bias=layer.cell.bias,
+            activation=layer.cell.activation,
+            recurrent_activation=layer.cell.recurrent_activation,
+            return_sequences=True,
+            go_backwards=False,
+            unroll=False,
+        )
+    except NotImplementedError:
+        # No kernel here (no GPU): Keras' LSTM refuses use_cudnn=True too.
+        with pytest.raises(ValueError, match="use_cudnn=True"):
+            layer(x)
+    else:
+        outputs = keras.ops.convert_to_numpy(outputs)
+        expected = keras.ops.convert_to_numpy(layer(x))
+        np.testing.assert_allclose(outputs, expected, atol=1e-5)
+        last = keras.ops.convert_to_numpy(last)
+        np.testing.assert_allclose(last, outputs[:, -1], atol=1e-6)
+        assert len(states) == 2
+
+
+def test_cudnn_ok_is_what_keras_lstm_asks():
+    # `keras.layers.LSTM` turns XLA off on TensorFlow exactly when
+    # `backend.cudnn_ok` holds for its arguments.
+    for activation in ("tanh", "relu"):
+        layer = keras.layers.LSTM(4, activation=activation)
+        cell = layer.cell
+        ok = _compat.cudnn_ok(
+            cell.activation, cell.recurrent_activation, False, True
+        )
+        assert isinstance(ok, bool)
+        assert ok is (not layer.supports_jit), activation
+        if activation == "relu":
+            assert ok is False
 
 
 def test_keras_dropout_cell_gets_masks_once_per_sequence():

@@ -62,6 +62,9 @@ class CellLayer:
     cell_class = None
     # Attributes of the cell, besides its arguments, that the layer shows.
     cell_properties = ()
+    # Keyword arguments that the layer hands to its cell without naming them
+    # in its signature (as `keras.layers.LSTM` does with `implementation`).
+    _cell_kwargs = ()
     # Made from `cell_class` for each subclass that sets it.
     _cell_parameters = ()
     _cell_argument_names = ()
@@ -86,6 +89,9 @@ class CellLayer:
             if name in arguments
         }
         for name in getattr(self.cell_class, "_fixed_arguments", ()):
+            if name in kwargs:
+                cell_args[name] = kwargs.pop(name)
+        for name in self._cell_kwargs:
             if name in kwargs:
                 cell_args[name] = kwargs.pop(name)
         return self.cell_class(

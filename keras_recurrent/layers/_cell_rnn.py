@@ -4,8 +4,11 @@ arguments, properties and docs come from the cell."""
 import inspect
 
 import keras
+from keras import ops
 
 from keras_recurrent._checks import check_bool
+from keras_recurrent._compat import cudnn_ok
+from keras_recurrent._compat import fused_lstm
 from keras_recurrent._compat import rnn_inner_loop
 from keras_recurrent.layers._cell_layer import CellLayer
 from keras_recurrent.layers._known_rank import KnownRankInputs
@@ -26,6 +29,9 @@ RNN_OPTIONS = (
     "zero_output_for_mask",
 )
 
+# The values `keras.layers.LSTM` takes for `use_cudnn`.
+USE_CUDNN_VALUES = ("auto", True, False)
+
 
 class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
     """An `RNN` layer that builds its cell from its own keyword arguments.
@@ -42,10 +48,23 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
     `ValueError`. The config is the cell's, flattened into the layer's, so
     `from_config` is `cls(**config)`.
 
-    The layer checks its inputs (rank 3, floating point, the built width,
-    at least one step; a boolean `(batch, timesteps)` mask) and zeroes the
-    inputs at masked steps (so NaN or inf there reaches neither the outputs
-    nor the gradients).
+    The layer checks its inputs (rank 3, numbers, the built width, at least
+    one step; a boolean `(batch, timesteps)` mask), casts integer and
+    boolean inputs to its compute dtype (as `keras.layers.LSTM` takes them)
+    and zeroes the inputs at masked steps (so NaN or inf there reaches
+    neither the outputs nor the gradients).
+
+    As `keras.layers.LSTM`, the layer takes `use_cudnn` (`"auto"`, `True`
+    or `False`) and `implementation` (passed to the cell, which ignores it).
+    Where the cell is exactly `keras.layers.LSTMCell` (its
+    `_fused_lstm_blocker()` is `None`) and the call has no mask (nor, on
+    JAX, `go_backwards` with `return_sequences`, whose outputs Keras' JAX
+    kernel orders differently from its loop), `"auto"`
+    and `True` run Keras' fused LSTM kernel (cuDNN on a GPU; on PyTorch
+    also its CPU loop) on the cell's own weights, as `keras.layers.LSTM`
+    does; elsewhere `"auto"` runs the cell's loop, and `True` raises a
+    `ValueError` saying why. Neither value is in the config, as in Keras: a
+    model saved where cuDNN runs loads where it does not.
 
     The loop contract. A cell run by this layer has, besides Keras' cell
     contract (`state_size`, `output_size`, `call(inputs, states,
@@ -78,6 +97,8 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
 
     # Set by a subclass: the cell class it wraps.
     _signature = None
+    # Passed on to the cell, as `keras.layers.LSTM` passes it to `LSTMCell`.
+    _cell_kwargs = ("implementation",)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -94,6 +115,9 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
                         name, inspect.Parameter.KEYWORD_ONLY, default=False
                     )
                     for name in RNN_OPTIONS
+                ),
+                inspect.Parameter(
+                    "use_cudnn", inspect.Parameter.KEYWORD_ONLY, default="auto"
                 ),
                 inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
             ]
@@ -116,8 +140,30 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
         # Keras' RNN takes any value here; `"no"` would mean True.
         for name, value in options.items():
             check_bool(name, value)
+        use_cudnn = arguments.pop("use_cudnn", "auto")
+        if use_cudnn not in USE_CUDNN_VALUES:  # Keras' own test.
+            raise ValueError(
+                "Invalid value for argument `use_cudnn`. Expected one of "
+                f"{{'auto', True, False}}. Received: use_cudnn={use_cudnn!r}"
+            )
         cell = self._make_cell(arguments, kwargs)
         super().__init__(cell, **options, **kwargs)
+        self.use_cudnn = use_cudnn
+        if use_cudnn is True and self._cell_fused_blocker() is not None:
+            raise self._cudnn_error(self._cell_fused_blocker())
+        if (
+            use_cudnn in ("auto", True)
+            and keras.backend.backend() == "tensorflow"
+            and self._cell_fused_blocker() is None
+            and cudnn_ok(
+                cell.activation,
+                cell.recurrent_activation,
+                self.unroll,
+                cell.use_bias,
+            )
+        ):
+            # As `keras.layers.LSTM`: cuDNN kernels do not compile with XLA.
+            self.supports_jit = False
 
     # The last-axis size the layer was built for (`None` until built).
     _built_features = None
@@ -128,7 +174,9 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
         super().build(sequences_shape, initial_state_shape)
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
-        check_sequences(self, sequences, self._built_features)
+        sequences = check_sequences(
+            self, sequences, self._built_features, cast_integers=True
+        )
         mask = check_mask(self, mask, sequences)
         if self.stateful and initial_state is None and self.states is not None:
             sequences = check_stateful_batch(self, sequences)
@@ -149,6 +197,10 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             cell.reset_recurrent_dropout_mask()
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
+        if self.use_cudnn in ("auto", True):
+            fused = self._fused_loop(sequences, initial_state, mask, training)
+            if fused is not None:
+                return fused
         return self._time_loop(
             sequences,
             initial_state,
@@ -198,3 +250,91 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             return_sequences=return_sequences,
         )
         return last_output, outputs, [states[i] for i in inverse]
+
+    def _cell_fused_blocker(self):
+        """Why Keras' fused LSTM kernel cannot compute the cell, or `None`
+        where the cell is exactly `keras.layers.LSTMCell`."""
+        blocker = getattr(self.cell, "_fused_lstm_blocker", None)
+        if blocker is None:
+            return (
+                f"{type(self.cell).__name__} is not the LSTM cell of "
+                "`keras.layers.LSTM`, the only one Keras' fused kernels compute"
+            )
+        return blocker()
+
+    def _fused_blocker(self, mask):
+        """Why a call with `mask` does not run on Keras' fused LSTM kernel,
+        or `None` where it is tried (the backend may still decline it)."""
+        blocker = self._cell_fused_blocker()
+        if blocker is None and mask is not None:
+            blocker = (
+                "the call has a mask, which the layer runs with its own loop "
+                "on every backend (Keras' cuDNN kernels do not keep the "
+                "previous output at masked steps)"
+            )
+        if (
+            blocker is None
+            and self.go_backwards
+            and self.return_sequences
+            and keras.backend.backend() == "jax"
+        ):
+            blocker = (
+                "go_backwards=True with return_sequences=True on JAX, where "
+                "Keras' cuDNN kernel returns the outputs in the input's "
+                "order and its loop (and ours) in the reversed order"
+            )
+        return blocker
+
+    def _cudnn_error(self, reason):
+        return ValueError(
+            f"{type(self).__name__} '{self.name}': use_cudnn=True was "
+            "specified, but Keras' fused (cuDNN) LSTM kernel cannot run this "
+            f"layer: {reason}. Pass use_cudnn='auto' to fall back to the "
+            "layer's own loop, which computes the same numbers."
+        )
+
+    def _fused_loop(self, sequences, initial_state, mask, training):
+        """Keras' fused LSTM kernel over `sequences`, as `inner_loop`
+        returns it; `None` where it does not run and `use_cudnn="auto"`."""
+        reason = self._fused_blocker(mask)
+        if reason is None:
+            cell = self.cell
+            # One input dropout mask per sequence, as the cell's loop and
+            # `keras.layers.LSTM` apply it (no recurrent dropout here).
+            input_mask, _ = cell.sequence_dropout_masks(
+                sequences[:, 0, :], training
+            )
+            if input_mask is not None:
+                sequences = sequences * ops.expand_dims(input_mask, 1)
+            dtype = cell.compute_dtype
+            try:
+                output = fused_lstm(
+                    sequences,
+                    initial_state[0],
+                    initial_state[1],
+                    None,
+                    kernel=ops.cast(cell.kernel, dtype),
+                    recurrent_kernel=ops.cast(cell.recurrent_kernel, dtype),
+                    bias=None
+                    if cell.bias is None
+                    else ops.cast(cell.bias, dtype),
+                    activation=cell.activation,
+                    recurrent_activation=cell.recurrent_activation,
+                    return_sequences=self.return_sequences,
+                    go_backwards=self.go_backwards,
+                    unroll=self.unroll,
+                )
+            except NotImplementedError:
+                reason = (
+                    f"Keras' {keras.backend.backend()} backend has no fused "
+                    "LSTM kernel for it here (cuDNN needs a GPU, "
+                    "activation='tanh', recurrent_activation='sigmoid', "
+                    "use_bias=True and unroll=False)"
+                )
+            else:
+                if keras.backend.backend() == "tensorflow":
+                    self.supports_jit = False
+                return output
+        if self.use_cudnn is True:
+            raise self._cudnn_error(reason)
+        return None

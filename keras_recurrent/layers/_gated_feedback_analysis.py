@@ -15,7 +15,9 @@ def gate_values(cell, sequences, mask=None, initial_state=None):
     """
     if not hasattr(sequences, "dtype"):
         sequences = ops.convert_to_tensor(sequences, cell.compute_dtype)
-    check_sequences(cell, sequences, name="sequences")
+    sequences = check_sequences(
+        cell, sequences, name="sequences", cast_integers=True
+    )
     mask = check_mask(cell, mask, sequences)
     sequences = zero_masked_steps(sequences, mask)
     rnn = keras.layers.RNN(

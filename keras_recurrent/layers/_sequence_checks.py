@@ -7,6 +7,7 @@ from keras import ops
 from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._checks import check_tensor_dtype
+from keras_recurrent._checks import float_or_cast
 from keras_recurrent._checks import named_errors
 from keras_recurrent._rules import check_at_least_one
 from keras_recurrent._rules import check_built_width
@@ -36,14 +37,23 @@ def check_sequence_shape(
     return check_rank(layer, shape, layout, name, known_features, context)
 
 
-def check_sequences(layer, sequences, features=None, *, name="inputs"):
-    """Raises unless `sequences` is a float `(batch, timesteps, features)`
-    with at least one step and, unless `None`, `features` features."""
+def check_sequences(
+    layer, sequences, features=None, *, name="inputs", cast_integers=False
+):
+    """Returns `sequences` unless they are no float `(batch, timesteps,
+    features)` with at least one step and, unless `None`, `features`
+    features; with `cast_integers`, integer or boolean `sequences` are
+    returned cast to the layer's compute dtype, as `keras.layers.LSTM`
+    takes them (`float_or_cast`)."""
     shape = check_sequence_shape(layer, sequences.shape, name=name)
-    check_float_dtype(layer, sequences, name)
+    if cast_integers:
+        sequences = float_or_cast(layer, sequences, name)
+    else:
+        check_float_dtype(layer, sequences, name)
     with named_errors(layer):
         check_built_width(shape, features, name)
         check_at_least_one("timestep", name, shape)
+    return sequences
 
 
 def check_mask(layer, mask, sequences):

@@ -8,11 +8,11 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_bool
-from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent._checks import float_or_cast
 from keras_recurrent._checks import invalid
 from keras_recurrent._checks import is_positive_int
 from keras_recurrent.layers._dropout import SequenceDropout
@@ -153,10 +153,14 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         recurrent_dropout: Float in [0, 1), dropout rate of `h*_{t-1}`.
             Defaults to 0.
         seed: Random seed for dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype`; and `implementation` (`1` or `2`), taken as Keras'
+            `LSTMCell` and `GRUCell` take it: kept as `cell.implementation`,
+            out of the config, and changing nothing.
 
     Call arguments:
-        inputs: A 2D float tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean
+            values are cast to the compute dtype, as Keras' cells take them.
         states: List of state tensors, in the order above.
         training: Python boolean; dropout is active only when `True`.
 
@@ -204,6 +208,9 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         seed=None,
         **kwargs,
     ):
+        # As Keras' `LSTMCell` and `GRUCell`: taken from `**kwargs`, kept,
+        # and left out of the config; the cell computes the same either way.
+        self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
         self.layer_units = resolve_units(units, num_layers)
         self.units = (
@@ -342,7 +349,7 @@ class GatedFeedbackCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         return sequences, loop_state
 
     def call(self, inputs, states, training=False):
-        check_float_dtype(self, inputs)
+        inputs = float_or_cast(self, inputs)
         check_step_inputs(self, inputs, self.input_widths[0])
         return self.step(inputs, states, self._loop_state(inputs, training))
 

@@ -29,6 +29,12 @@ class GatedFeedbackRNN(CellRNN):
     Args:
         units: Positive integer (every layer's width) or a list of positive
             integers, one per layer.
+        use_cudnn: Taken as `keras.layers.LSTM` takes it: `"auto"` (default)
+            and `False` run the layer's loop; `True` raises a `ValueError`,
+            as no fused (cuDNN) kernel computes the gated-feedback cell.
+        implementation: Taken as `keras.layers.LSTM` takes it (`1` or
+            `2`), passed to the cell, and changing nothing, as in Keras 3.
+            Not in the config, as in Keras.
         **kwargs: The other arguments of `kr.layers.GatedFeedbackCell`
             (`num_layers`, `cell_type`, `feedback`, ...); the options of
             `keras.layers.RNN`, each `False` by default: `return_sequences`,
@@ -37,7 +43,9 @@ class GatedFeedbackRNN(CellRNN):
             such as `name`, `dtype` and `activity_regularizer`.
 
     Call arguments:
-        sequences: A 3D float tensor `(batch, timesteps, features)`.
+        sequences: A 3D tensor `(batch, timesteps, features)`; integer and
+            boolean values are cast to the compute dtype, as
+            `keras.layers.LSTM` casts them.
         initial_state: Optional list of initial state tensors, in the cell's
             state order (`[h_0, ..., h_{L-1}]`, or `[h_0, c_0, h_1, c_1, ...]`
             for lstm).
@@ -114,7 +122,13 @@ class GatedFeedbackRNN(CellRNN):
         """
         if not hasattr(sequences, "dtype"):
             sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
-        check_sequences(self, sequences, self._built_features, name="sequences")
+        sequences = check_sequences(
+            self,
+            sequences,
+            self._built_features,
+            name="sequences",
+            cast_integers=True,
+        )
         mask = check_mask(self, mask, sequences)
         sequences = ops.convert_to_tensor(sequences, self.compute_dtype)
         if not self.built:

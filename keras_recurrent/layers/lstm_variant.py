@@ -20,6 +20,15 @@ class LSTMVariant(CellRNN):
 
     Args:
         units: Positive integer, dimensionality of the cell state.
+        use_cudnn: As in `keras.layers.LSTM`: `"auto"` (default), `True` or
+            `False`. Where the cell is exactly `keras.layers.LSTMCell`
+            (variant `"NP"`, or `"V"` with `use_peepholes=False`; no
+            `cell_clip`, `projection_units` or `recurrent_dropout`) and a
+            call has no mask, `"auto"` and `True` run Keras' fused LSTM
+            kernel on the cell's weights (cuDNN on a GPU; on PyTorch also
+            Keras' CPU loop), with the same numbers as the layer's loop.
+            Elsewhere `"auto"` runs the loop and `True` raises a
+            `ValueError` saying why. Not in the config, as in Keras.
         **kwargs: The other arguments of `kr.layers.LSTMVariantCell`
             (`variant`, `use_peepholes`, `cell_clip`, ...); the options of
             `keras.layers.RNN`, each `False` by default: `return_sequences`,
@@ -27,8 +36,15 @@ class LSTMVariant(CellRNN):
             `zero_output_for_mask`; and standard layer keyword arguments,
             such as `name`, `dtype` and `activity_regularizer`.
 
+        implementation: Taken as `keras.layers.LSTM` takes it (`1` or
+            `2`), passed to the cell, and changing nothing, as in Keras 3.
+            Not in the config, as in Keras.
+
+
     Call arguments:
-        sequences: A 3D float tensor `(batch, timesteps, features)`.
+        sequences: A 3D tensor `(batch, timesteps, features)`; integer and
+            boolean values are cast to the compute dtype, as
+            `keras.layers.LSTM` casts them.
         initial_state: Optional list of initial state tensors, `[h, c]`
             (plus `[i, f, o]` for FGR).
         mask: Optional boolean tensor `(batch, timesteps)`; masked steps keep

@@ -8,12 +8,12 @@ from keras import ops
 from keras import regularizers
 
 from keras_recurrent._checks import check_bool
-from keras_recurrent._checks import check_float_dtype
 from keras_recurrent._checks import check_layer_seed
 from keras_recurrent._checks import check_option
 from keras_recurrent._checks import check_positive_float
 from keras_recurrent._checks import check_positive_int
 from keras_recurrent._checks import check_rate
+from keras_recurrent._checks import float_or_cast
 from keras_recurrent.layers._dropout import SequenceDropout
 from keras_recurrent.layers._gates import lstm_cell_state
 from keras_recurrent.layers._gates import lstm_output
@@ -141,10 +141,16 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         cell_clip: Optional positive float; clips the cell state.
         projection_units: Optional positive integer; LSTMP projection size.
         seed: Random seed for dropout.
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype`; and `implementation` (`1` or `2`), taken as
+            `keras.layers.LSTMCell` takes it: kept as `cell.implementation`,
+            out of the config, and changing nothing (one dropout mask serves
+            all gates either way).
 
     Call arguments:
-        inputs: A 2D tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean values
+            are cast to the compute dtype, as `keras.layers.LSTMCell` takes
+            them.
         states: List of state tensors, `[h, c]` (plus `[i, f, o]` for FGR).
         training: Python boolean; dropout is active only when `True`.
 
@@ -219,6 +225,9 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         seed=None,
         **kwargs,
     ):
+        # As `keras.layers.LSTMCell`: taken from `**kwargs`, kept, and left
+        # out of the config; the cell computes the same either way.
+        self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
         self.units = check_positive_int("units", units)
         self.variant = canonical_variant(variant)
@@ -353,6 +362,40 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
                 constraint=self.projection_constraint,
             )
 
+    def _fused_lstm_blocker(self):
+        """Why Keras' fused LSTM kernel cannot compute this cell, or `None`.
+
+        `None` where the cell is exactly `keras.layers.LSTMCell`: the gates
+        of variant `"NP"` (or `"V"` with `use_peepholes=False`), with the
+        same weights (`kernel`, `recurrent_kernel`, `bias`, gate blocks
+        `[i, f, c, o]`), no `cell_clip`, no `projection_units` and no
+        `recurrent_dropout` (which `keras.layers.LSTM` does not run on
+        cuDNN either). The activations, `use_bias`, `unroll` and the
+        device are for Keras' backend to judge, as in `keras.layers.LSTM`.
+        """
+        fixed = self._fixed_arguments
+        if self.variant not in ("NP", "V"):
+            how = " (fixed by this class)" if "variant" in fixed else ""
+            return (
+                f"variant={self.variant!r}{how} changes the gates of the "
+                "standard LSTM (variant='NP' is keras.layers.LSTM)"
+            )
+        if self.use_peepholes:
+            how = (
+                " (fixed by this class)"
+                if "use_peepholes" in fixed
+                else f" (the default of variant={self.variant!r})"
+            )
+            return (
+                f"use_peepholes=True{how}: the gates read the cell state "
+                "through peephole weights (variant='NP' has none)"
+            )
+        for name in ("cell_clip", "projection_units", "recurrent_dropout"):
+            value = getattr(self, name)
+            if value:
+                return f"{name}={value!r} is not in keras.layers.LSTM"
+        return None
+
     def _has_gate(self, gate):
         """Whether gate `i`, `f` or `o` has its own pre-activation block."""
         return gate in self.gate_blocks
@@ -374,7 +417,7 @@ class LSTMVariantCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         )
 
     def call(self, inputs, states, training=False):
-        check_float_dtype(self, inputs)
+        inputs = float_or_cast(self, inputs)
         check_step_inputs(self, inputs, self.kernel.shape[0])
         input_mask, recurrent_mask = self.sequence_dropout_masks(
             inputs, training

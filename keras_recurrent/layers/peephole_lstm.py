@@ -22,6 +22,14 @@ class PeepholeLSTM(LSTMVariant):
 
     Args:
         units: Positive integer, dimensionality of the cell state.
+        use_cudnn: Taken as `keras.layers.LSTM` takes it: `"auto"` (default)
+            and `False` run the layer's loop; `True` raises a `ValueError`,
+            as no fused (cuDNN) kernel computes this cell (its gates read
+            the cell state). `kr.layers.LSTMVariant(variant="NP")` is
+            Keras' LSTM.
+        implementation: Taken as `keras.layers.LSTM` takes it (`1` or
+            `2`), passed to the cell, and changing nothing, as in Keras 3.
+            Not in the config, as in Keras.
         **kwargs: The other arguments of `kr.layers.PeepholeLSTMCell`
             (`cell_clip`, `projection_units`, ...); the options of
             `keras.layers.RNN`, each `False` by default: `return_sequences`,
@@ -30,7 +38,9 @@ class PeepholeLSTM(LSTMVariant):
             such as `name`, `dtype` and `activity_regularizer`.
 
     Call arguments:
-        sequences: A 3D float tensor `(batch, timesteps, features)`.
+        sequences: A 3D tensor `(batch, timesteps, features)`; integer and
+            boolean values are cast to the compute dtype, as
+            `keras.layers.LSTM` casts them.
         initial_state: Optional list `[h, c]` of initial states.
         mask: Optional boolean tensor `(batch, timesteps)`.
         training: Python boolean; dropout is active only when `True`.

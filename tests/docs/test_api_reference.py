@@ -18,6 +18,7 @@ MODULES = (
     "distribute",
     "datasets",
     "export",
+    "migrate",
     "testing",
     "plot",
 )

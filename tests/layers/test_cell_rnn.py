@@ -54,9 +54,11 @@ def test_signature_is_the_cells_then_the_rnn_options():
     assert names[:3] == ["units", "use_peepholes", "activation"]
     assert "variant" not in names  # fixed by the cell class
     parameters = inspect.signature(kr.layers.CoupledLSTM).parameters
-    assert list(parameters) == [*names, *RNN_OPTIONS, "kwargs"]
+    assert list(parameters) == [*names, *RNN_OPTIONS, "use_cudnn", "kwargs"]
     for name in RNN_OPTIONS:
         assert parameters[name].default is False
+    # As in `keras.layers.LSTM`.
+    assert parameters["use_cudnn"].default == "auto"
     # Positional arguments keep the cell's order.
     assert kr.layers.LSTMVariant(3, "nfg").variant == "NFG"
     assert kr.layers.CoupledLSTM(3, False).use_peepholes is False

@@ -38,6 +38,10 @@ LAYERS = {
     "attention_pooling": lambda: kr.layers.SequencePooling("attention"),
 }
 
+# Drop-ins for `keras.layers.LSTM`, which casts integer and boolean inputs
+# to its compute dtype (the others refuse them, naming the dtype).
+CAST_INTEGERS = ("gated_feedback", "lstm_variant", "peephole")
+
 # `predict` for every case on these by default, on the others with `slow`.
 FAST_PREDICT = ("peephole",)
 
@@ -130,6 +134,8 @@ def test_bad_sequence_inputs_name_the_argument(kind, mode):
     # The good batch runs in this mode, with the eager numbers.
     np.testing.assert_allclose(_run(mode, layer, x, mask), expected, atol=1e-5)
     for case, (corrupt, message) in CASES.items():
+        if case == "int token ids" and kind in CAST_INTEGERS:
+            continue  # taken, as by `keras.layers.LSTM`: see below
         bad_x, bad_mask = corrupt(*_data())
         if case == "T = 0" and mode == "predict":
             # Keras' data adapter stops first, naming the empty input.
@@ -140,6 +146,25 @@ def test_bad_sequence_inputs_name_the_argument(kind, mode):
             _run(mode, layer, bad_x, bad_mask)
         # The layer is unharmed: the good batch still gives its numbers.
     np.testing.assert_allclose(_run(mode, layer, x, mask), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", CAST_INTEGERS)
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool"])
+def test_integer_inputs_are_cast_as_keras_lstm_casts_them(kind, dtype):
+    layer, _ = _built(kind)
+    x, mask = _data()
+    values = np.round(x * 3)
+    if dtype == "uint8":
+        values = np.abs(values)
+    elif dtype == "bool":
+        values = values > 0
+    values = values.astype(dtype)
+    expected = np.asarray(layer(values.astype("float32"), mask=mask))
+    np.testing.assert_array_equal(_run("eager", layer, values, mask), expected)
+    # Strings are no numbers.
+    strings = np.full(x.shape, "a")
+    with pytest.raises(ValueError, match=r"`inputs` must be numeric or bool"):
+        layer(tf.constant(strings), mask=mask)
 
 
 @pytest.mark.parametrize("kind", sorted(LAYERS))
@@ -194,10 +219,10 @@ def test_pooling_an_empty_batch(mode):
             np.ones((2, 5), "int32"),
             r"`sequences` must have rank 3.*shape=\(2, 5\)",
         ),
-        (np.ones((2, 5, 3), "int32"), r"floating-point.*dtype=int32"),
+        (np.full((2, 5, 3), "a"), r"`sequences` must be numeric or boolean"),
         (np.ones((2, 5, 4), "float32"), r"`sequences` must have 3 features"),
     ],
-    ids=["token ids", "int", "width"],
+    ids=["token ids", "strings", "width"],
 )
 def test_gate_values_checks_its_sequences(sequences, message):
     layer = kr.layers.GatedFeedbackRNN(4, num_layers=2)
@@ -214,6 +239,12 @@ def test_gate_values_checks_its_sequences(sequences, message):
     )
     # The checks change nothing for good inputs.
     np.testing.assert_allclose(layer.gate_values(x, mask=mask), gates)
+    # Integers are cast, as the layer's call casts them.
+    tokens = np.round(x * 3)
+    np.testing.assert_array_equal(
+        layer.gate_values(tokens.astype("int32"), mask=mask),
+        layer.gate_values(tokens.astype("float32"), mask=mask),
+    )
 
 
 @pytest.mark.parametrize(
