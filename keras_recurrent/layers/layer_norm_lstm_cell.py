@@ -85,7 +85,9 @@ class LayerNormLSTMCell(AddonsCell):
         norm_epsilon: Positive float added to the variance. Defaults to
             `1e-3`.
         seed: Random seed for dropout (not in TensorFlow Addons).
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype`; and `implementation`, which Keras 2's `LSTMCell` (TFA's
+            base) took: ignored, and not in the config, as in Keras 3.
 
     Call arguments:
         inputs: A 2D tensor `(batch, input_dim)`.
@@ -133,6 +135,7 @@ class LayerNormLSTMCell(AddonsCell):
         seed=None,
         **kwargs,
     ):
+        self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
         self.units = check_positive_int("units", units)
         self.activation = activations.get(activation)
