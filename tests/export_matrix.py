@@ -117,6 +117,19 @@ def _graph_case():
     return model, graphs, None
 
 
+def _addons_case():
+    """TensorFlow Addons' four cells, in their layers, masked."""
+    frames = keras.Input((None, FEATURES), name="frames")
+    x = keras.layers.Masking(0.0)(frames)
+    x = kr.layers.LayerNormSimpleRNN(UNITS, return_sequences=True)(x)
+    x = kr.layers.NAS(UNITS, projection=3, return_sequences=True)(x)
+    x = kr.layers.ESN(UNITS, leaky=0.5, return_sequences=True)(x)
+    x = kr.layers.LayerNormLSTM(UNITS)(x)
+    model = keras.Model(frames, keras.layers.Dense(2, name="score")(x))
+    _set_weights(model, 6)
+    return model, {"frames": _sequences(6, pad=3.0)}, LENGTHS
+
+
 def _wrappers_case():
     frames = keras.Input((None, FEATURES), name="frames")
     x = keras.layers.Masking(0.0)(frames)
@@ -150,6 +163,7 @@ CASES = {
         lengths=False,
         seed=3,
     ),
+    "TFA cells (LayerNormSimpleRNN, NAS, ESN, LayerNormLSTM)": _addons_case,
     "GatedFeedbackRNN": _sequence_case(
         lambda: kr.layers.GatedFeedbackRNN([UNITS, 3], cell_type="lstm"),
         seed=4,

@@ -85,7 +85,9 @@ class LayerNormLSTMCell(AddonsCell):
         norm_epsilon: Positive float added to the variance. Defaults to
             `1e-3`.
         seed: Random seed for dropout (not in TensorFlow Addons).
-        **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
+        **kwargs: Standard layer keyword arguments, such as `name` and
+            `dtype`; and `implementation`, which Keras 2's `LSTMCell` (TFA's
+            base) took: ignored, and not in the config, as in Keras 3.
 
     Call arguments:
         inputs: A 2D tensor `(batch, input_dim)`.
@@ -133,6 +135,7 @@ class LayerNormLSTMCell(AddonsCell):
         seed=None,
         **kwargs,
     ):
+        self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
         self.units = check_positive_int("units", units)
         self.activation = activations.get(activation)
@@ -213,12 +216,15 @@ class LayerNormLSTMCell(AddonsCell):
 
     def _loop_weights(self):
         # The shifts of the two pre-activation norms and the bias, summed
-        # once for all steps.
-        shift = self.kernel_norm.beta + self.recurrent_norm.beta
+        # once for all steps (Keras does not autocast the norms' weights).
+        shifts = [self.kernel_norm.beta, self.recurrent_norm.beta]
+        if self.bias is not None:
+            shifts.append(self.bias)
+        dtype = self.compute_dtype
         return {
             "kernel": self.kernel,
             "recurrent_kernel": self.recurrent_kernel,
-            "shift": shift if self.bias is None else shift + self.bias,
+            "shift": sum(ops.cast(shift, dtype) for shift in shifts),
             "kernel_gamma": self.kernel_norm.gamma,
             "recurrent_gamma": self.recurrent_norm.gamma,
             "state_gamma": self.state_norm.gamma,

@@ -269,3 +269,28 @@ def test_served_tree_model_refuses_trees_without_nodes(tmp_path):
         atol=1e-6,
     )
     assert serve(**trees(0, 3))["root"].shape == (0, 2)
+
+
+def _addons_model():
+    """TensorFlow Addons' four cells, in their layers, one after another,
+    each reading the mask of `Masking`."""
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input((None, FEATURES), name="frames")
+    x = keras.layers.Masking(0.0)(inputs)
+    x = kr.layers.LayerNormSimpleRNN(UNITS, return_sequences=True)(x)
+    x = kr.layers.NAS(UNITS, projection=4, return_sequences=True)(x)
+    x = kr.layers.ESN(UNITS, leaky=0.5, return_sequences=True)(x)
+    x = kr.layers.LayerNormLSTM(UNITS)(x)
+    return keras.Model(inputs, keras.layers.Dense(2, name="score")(x))
+
+
+# Four layers exported and served in a subprocess: 20 to 90 s on a shared
+# 2-core machine.
+@pytest.mark.slow
+def test_addons_layers_serve_lengths(tmp_path):
+    model = _addons_model()
+    x, _ = _padded_batch(3, pad=5.0)
+    served = keras_recurrent.testing.assert_export_roundtrip(
+        model, x, tmp_path=tmp_path, lengths=LENGTHS
+    )
+    assert sorted(served) == ["score"]

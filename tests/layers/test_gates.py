@@ -100,3 +100,38 @@ def test_gru_step_equals_keras_gru_cell(reset_after):
     np.testing.assert_allclose(
         ops.convert_to_numpy(result), ops.convert_to_numpy(expected), 1e-5
     )
+
+
+@pytest.mark.parametrize("with_beta", [False, True])
+def test_layer_norm_matches_numpy(with_beta):
+    z = _random(4, 6) * 3.0 + 2.0
+    gamma, beta = _random(6, seed=1), _random(6, seed=2)
+    out = _gates.layer_norm(z, gamma, beta if with_beta else None, 1e-3)
+    mean = z.mean(-1, keepdims=True)
+    expected = (z - mean) / np.sqrt(z.var(-1, keepdims=True) + 1e-3) * gamma
+    expected += beta if with_beta else 0.0
+    np.testing.assert_allclose(out, expected, atol=1e-5)
+
+
+def test_layer_norm_gradient_is_that_of_its_formula():
+    # The written-out gradient against autodiff of the plain formula.
+    tf = pytest.importorskip("tensorflow")
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("gradients taken with tf.GradientTape")
+    z = tf.constant(_random(4, 6) * 3.0 + 2.0)
+    gamma = tf.constant(_random(6, seed=1))
+    upstream = tf.constant(_random(4, 6, seed=3))
+
+    def plain(z, gamma):
+        mean = ops.mean(z, axis=-1, keepdims=True)
+        variance = ops.mean(ops.square(z - mean), axis=-1, keepdims=True)
+        return (z - mean) * ops.rsqrt(variance + 1e-3) * gamma
+
+    gradients = []
+    for function in (plain, lambda z, g: _gates.layer_norm(z, g, None, 1e-3)):
+        with tf.GradientTape() as tape:
+            tape.watch([z, gamma])
+            loss = ops.sum(function(z, gamma) * upstream)
+        gradients.append(tape.gradient(loss, [z, gamma]))
+    for ours, theirs in zip(*gradients, strict=True):
+        np.testing.assert_allclose(ours, theirs, atol=1e-5)

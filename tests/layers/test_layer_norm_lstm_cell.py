@@ -76,3 +76,12 @@ def test_config_round_trips():
 def test_bad_arguments_raise_value_error(kwargs, argument):
     with pytest.raises(ValueError, match=f"Received: {argument}"):
         kr.layers.LayerNormLSTMCell(**kwargs)
+
+
+def test_implementation_is_taken_and_ignored_as_by_keras_lstm():
+    cell = kr.layers.LayerNormLSTMCell(2, implementation=1)
+    assert cell.implementation == 1
+    assert "implementation" not in cell.get_config()
+    layer = kr.layers.LayerNormLSTM(2, implementation=1)
+    assert layer.cell.implementation == 1
+    assert "implementation" not in layer.get_config()

@@ -12,6 +12,9 @@ from tests.layers import tfa_fixtures
 @pytest.mark.parametrize("as_layer", [False, True], ids=["cell", "layer"])
 @pytest.mark.parametrize("name", sorted(tfa_fixtures.CASES))
 def test_equals_tensorflow_addons(name, as_layer):
+    if name.startswith("nas") and not as_layer:
+        if keras.backend.backend() == "jax":
+            pytest.skip("Keras' JAX loop outputs the first state when masked")
     assert tfa_fixtures.fixture_difference(name, as_layer) < 1e-5
 
 
