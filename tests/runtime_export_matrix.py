@@ -149,6 +149,15 @@ def _signature(model, feeds, open_axes):
     return [keras.InputSpec(shape=spec.shape, dtype=spec.dtype, name="frames")]
 
 
+_ONNX_DTYPES = {
+    "tensor(float)": "float32",
+    "tensor(double)": "float64",
+    "tensor(int32)": "int32",
+    "tensor(int64)": "int64",
+    "tensor(bool)": "bool",
+}
+
+
 class OnnxRunner:
     def __init__(self, path):
         import onnxruntime
@@ -157,6 +166,12 @@ class OnnxRunner:
             str(path), providers=["CPUExecutionProvider"]
         )
         self.inputs = [node.name for node in self.session.get_inputs()]
+        # The dtype each input was exported with (index inputs are int64
+        # where the model's `keras.Input` is): "tensor(int64)" -> "int64".
+        self.dtypes = {
+            node.name: _ONNX_DTYPES[node.type]
+            for node in self.session.get_inputs()
+        }
         self.outputs = [node.name for node in self.session.get_outputs()]
 
     def __call__(self, feeds):
@@ -164,6 +179,10 @@ class OnnxRunner:
             arrays = {self.inputs[0]: feeds["frames"]}
         else:
             arrays = {name: feeds[name] for name in self.inputs}
+        arrays = {
+            name: np.asarray(array).astype(self.dtypes[name], copy=False)
+            for name, array in arrays.items()
+        }
         return dict(zip(self.outputs, self.session.run(None, arrays)))
 
 
