@@ -13,7 +13,7 @@ from tests.migrate.legacy_cases import WEIGHTS_CASES
 # The default run checks a model with masking, Bidirectional and
 # TimeDistributed, a weights file of each layout, and NASCell over masked
 # inputs (which Keras' RNN cannot run on JAX); -m slow checks all.
-LEAN_CASES = ("bidirectional", *WEIGHTS_CASES)
+LEAN_CASES = ("bidirectional", *WEIGHTS_CASES, "tfa_nas")
 
 
 def _check(backend, cases):
@@ -43,10 +43,7 @@ def _check(backend, cases):
 
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_lean_cases_without_tensorflow(backend):
-    import keras_recurrent as kr
-
-    nas = ("tfa_nas",) if hasattr(kr.layers, "NASCell") else ()
-    _check(backend, LEAN_CASES + nas)
+    _check(backend, LEAN_CASES)
 
 
 @pytest.mark.slow
