@@ -15,7 +15,8 @@ plain `keras.layers.RNN` as in its own layer.
 import keras
 from keras import ops
 
-from keras_recurrent._checks import check_float_dtype
+from keras_recurrent._checks import float_or_cast
+from keras_recurrent.layers._constrained_weights import ConstrainedWeights
 from keras_recurrent.layers._dropout import SequenceDropout
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_step_inputs
@@ -26,8 +27,15 @@ from keras_recurrent.layers._sequence_checks import check_step_shape
 _LEGACY_KEYS = ("implementation",)
 
 
-class AddonsCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
-    """Base of the cells ported from TensorFlow Addons (see the module)."""
+class AddonsCell(
+    ConstrainedWeights, KnownRankInputs, keras.layers.Layer, SequenceDropout
+):
+    """Base of the cells ported from TensorFlow Addons (see the module).
+
+    A weight with a constraint satisfies it from its creation on (see
+    `ConstrainedWeights`). Integer and boolean inputs are cast to the
+    compute dtype, as `keras.layers.LSTMCell` takes them (`float_or_cast`).
+    """
 
     # Cells without dropout in TensorFlow Addons keep these.
     dropout = 0.0
@@ -46,7 +54,7 @@ class AddonsCell(KnownRankInputs, keras.layers.Layer, SequenceDropout):
         return self.input_dim
 
     def call(self, inputs, states, training=False):
-        check_float_dtype(self, inputs)
+        inputs = float_or_cast(self, inputs)
         check_step_inputs(self, inputs, self.input_dim)
         _, loop_state = self.prepare_loop(ops.expand_dims(inputs, 1), training)
         return self.step(inputs, states, loop_state)

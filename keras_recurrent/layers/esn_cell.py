@@ -75,7 +75,9 @@ class ESNCell(AddonsCell):
         **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
 
     Call arguments:
-        inputs: A 2D tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean values
+            are cast to the compute dtype, as `keras.layers.LSTMCell` takes
+            them.
         states: List `[h]` of the previous state.
         training: Python boolean; unused.
 

@@ -90,7 +90,9 @@ class LayerNormLSTMCell(AddonsCell):
             base) took: ignored, and not in the config, as in Keras 3.
 
     Call arguments:
-        inputs: A 2D tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean values
+            are cast to the compute dtype, as `keras.layers.LSTMCell` takes
+            them.
         states: List `[h, c]` of the previous states.
         training: Python boolean; dropout is active only when `True`.
 

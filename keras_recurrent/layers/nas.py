@@ -25,7 +25,9 @@ class NAS(CellRNN):
             arguments, such as `name`, `dtype` and `activity_regularizer`.
 
     Call arguments:
-        sequences: A 3D float tensor `(batch, timesteps, features)`.
+        sequences: A 3D tensor `(batch, timesteps, features)`; integer and
+            boolean values are cast to the compute dtype, as
+            `keras.layers.LSTM` casts them.
         initial_state: Optional list `[c, m]` of initial states.
         mask: Optional boolean tensor `(batch, timesteps)`; masked steps keep
             the previous states.

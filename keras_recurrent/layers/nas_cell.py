@@ -62,7 +62,9 @@ class NASCell(AddonsCell):
         **kwargs: Standard layer keyword arguments, such as `name` and `dtype`.
 
     Call arguments:
-        inputs: A 2D tensor `(batch, input_dim)`.
+        inputs: A 2D tensor `(batch, input_dim)`; integer and boolean values
+            are cast to the compute dtype, as `keras.layers.LSTMCell` takes
+            them.
         states: List `[c, m]` of the previous states.
         training: Python boolean; unused.
 

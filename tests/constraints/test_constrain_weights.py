@@ -133,14 +133,22 @@ def test_our_layers_hold_the_bounds_without_constrain_weights(
         lambda c: kr.layers.GatedGraph(
             4, num_edge_types=1, recurrent_constraint=c
         ),
+        lambda c: kr.layers.LayerNormLSTM(
+            4, kernel_constraint=c, recurrent_constraint=c
+        ),
+        lambda c: keras.layers.RNN(
+            kr.layers.LayerNormSimpleRNNCell(
+                4, kernel_constraint=c, recurrent_constraint=c
+            )
+        ),
     ],
-    ids=["tree", "gated_feedback", "graph"],
+    ids=["tree", "gated_feedback", "graph", "addons", "addons_cell"],
 )
 def test_other_cells_create_constrained_weights(make):
     layer = make(kr.constraints.SpectralNorm(0.5))
     shapes = {
         "tree": [(None, 3, 2), (None, 3, 2), (None, 3)],
-        "gated_feedback": (None, 5, 2),
+        "sequence": (None, 5, 2),
         "graph": [(None, 3, 2), (None, 2, 2), (None, 2), (None, 3)],
     }
     name = (
@@ -148,7 +156,7 @@ def test_other_cells_create_constrained_weights(make):
         if isinstance(layer, kr.layers.ChildSumTreeLSTM)
         else "graph"
         if isinstance(layer, kr.layers.GatedGraph)
-        else "gated_feedback"
+        else "sequence"
     )
     layer.build(shapes[name])
     kernels = [
