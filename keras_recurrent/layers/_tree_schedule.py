@@ -83,16 +83,19 @@ def bad_schedules(levels, children, real):
         ),
         (-1,),
     )
-    counts = ops.segment_sum(
-        ops.cast(scheduled, "int32"), rows, num_segments=total + 1
+    # Each row's count of entries and, where it has one entry (the others
+    # are bad), its step: one segment sum (tf2onnx converts no segment
+    # max).
+    sums = ops.segment_sum(
+        ops.stack(
+            [ops.cast(scheduled, "int32"), ops.where(scheduled, step, 0)],
+            axis=1,
+        ),
+        rows,
+        num_segments=total + 1,
     )[:total]
-    step_of = ops.where(
-        ops.greater(counts, 0),
-        ops.segment_max(
-            ops.where(scheduled, step, -1), rows, num_segments=total + 1
-        )[:total],
-        -1,
-    )
+    counts = sums[:, 0]
+    step_of = ops.where(ops.greater(counts, 0), sums[:, 1], -1)
     flat_real = ops.reshape(real, (-1,))
     child_rows = flat_child_rows(children, total)
     inner = ops.logical_and(

@@ -19,8 +19,8 @@ from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import children_as_int32
 from keras_recurrent.layers._tree_levels import dynamic_schedule
+from keras_recurrent.layers._tree_levels import node_parents
 from keras_recurrent.layers._tree_levels import real_node_index
-from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.layers._tree_levels import static_schedule
 from keras_recurrent.layers._tree_schedule import bad_schedules
 from keras_recurrent.layers._tree_schedule import check_schedule_eagerly
@@ -290,8 +290,7 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
             self,
             children,
             node_mask,
-            reduce_parents(node_children, ops.segment_min),
-            reduce_parents(node_children, ops.segment_max),
+            *node_parents(node_children),
             index["index_of"][:total],
             checked,
         )
