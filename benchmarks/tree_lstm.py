@@ -30,6 +30,9 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
   layer runs its static-shape path: each level is a window of
   `batch * N // 2` rows of the padded batch. XLA compiles once per batch
   shape (before timing). Its logits must equal (a)'s.
+- (e) `scheduled`: (a)'s model and weights under XLA, fed
+  `kr.trees.encode_trees`' default schedule (`tree_levels`, one per tree):
+  the path a model of `kr.trees.tree_inputs(K)`'s defaults takes under XLA.
 
 The forward passes of (a), (b) and (d) are also timed alone.
 
@@ -618,6 +621,20 @@ def main():
             "trees",
         ),
     }
+    # (e): XLA with `encode_trees`' default schedule (one per tree).
+    scheduled_signature = (
+        (*tree_signature[0], tf.TensorSpec((None, None, None), tf.int32)),
+        tree_signature[1],
+    )
+    steps["scheduled"] = (
+        train_step_function(
+            tree_model,
+            lambda inputs: tree_model(inputs, training=True),
+            scheduled_signature,
+            jit_compile=True,
+        ),
+        "unpacked",
+    )
     # Forward passes alone, for the ratio without the backward pass.
     level_forward = tf.function(
         lambda inputs: tree_model(inputs), input_signature=tree_signature[:1]
@@ -631,8 +648,9 @@ def main():
     for step, key in steps.values():  # Trace and warm up.
         step(first[key], first["labels"])
     for batch in batches:  # XLA compiles once per batch shape.
-        for name in ("static", "static forward"):
-            steps[name][0](batch["trees"], batch["labels"])
+        for name in ("static", "static forward", "scheduled"):
+            step, key = steps[name]
+            step(batch[key], batch["labels"])
 
     times = {name: [] for name in steps}
     for _ in range(args.repeats):
@@ -661,6 +679,7 @@ def main():
         "node forward": "(b) forward pass only",
         "static": "(d) static path, XLA",
         "static forward": "(d) forward pass only",
+        "scheduled": "(e) default schedule, XLA",
     }
     print(f"{'train step':26s} {'median ms/step':>15s}")
     for name, value in median.items():
@@ -679,6 +698,7 @@ def main():
         ("(d) / (a)", "static", "level", None),
         ("(b) / (d)", "node", "static", None),
         ("forward only, (d) / (a)", "static forward", "level forward", None),
+        ("(e) / (a)", "scheduled", "level", "target <= 1.5x"),
     ):
         print(
             f"{label}: {median[numerator] / median[denominator]:.2f}x, "
