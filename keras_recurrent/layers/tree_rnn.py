@@ -134,7 +134,10 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
     JAX (it warns once, with the cost). With
     dynamic shapes (TensorFlow without XLA, PyTorch), the layer derives the
     level order of the real nodes alone in the graph, which is faster
-    there than any host schedule, and leaves `tree_levels` unread.
+    there than any host schedule, and leaves `tree_levels` unread. An
+    export on PyTorch (`torch.export`, and ONNX through it) records loops
+    of a static length only, so it reads `tree_levels` as XLA does, and
+    needs it (with every size fixed; `kr.trees.pad_tree_levels`).
 
     Args:
         cell: A tree cell, as above.
