@@ -30,6 +30,9 @@ expressions (`kr.datasets.listops`, at most `--max-length` tokens):
   layer runs its static-shape path: each level is a window of
   `batch * N // 2` rows of the padded batch. XLA compiles once per batch
   shape (before timing). Its logits must equal (a)'s.
+- (e) `scheduled`: (a)'s model and weights under XLA, fed
+  `kr.trees.encode_trees`' default schedule (`tree_levels`, one per tree):
+  the path a model of `kr.trees.tree_inputs(K)`'s defaults takes under XLA.
 
 The forward passes of (a), (b) and (d) are also timed alone.
 
@@ -364,18 +367,45 @@ def backend_run(args):
                 + (" (target <= 1.5x)" if "unpacked" not in name else "")
             )
     if backend in ("tensorflow", "jax"):
-        compiles, buckets, num_batches = count_compilations(args)
-        print(
-            f"compilations over one epoch of {num_batches} bucketed batches "
-            f"({buckets} buckets), with tree_levels"
-            + (", XLA" if backend == "tensorflow" else "")
-            + f": {compiles}"
-        )
-        medians["compilations per epoch"] = compiles / 1000
+        for fixed in (False, True):
+            compiles, buckets, num_batches, step = count_compilations(
+                args, level_shapes=fixed
+            )
+            print(
+                f"compilations over one epoch of {num_batches} bucketed "
+                f"batches ({buckets} buckets), with tree_levels"
+                + (" of level_shapes from the data" if fixed else "")
+                + (", XLA" if backend == "tensorflow" else "")
+                + f": {compiles} (median step {1000 * step:.1f} ms)"
+            )
+            key = "compilations per epoch" + (", level_shapes" if fixed else "")
+            medians[key] = compiles / 1000
     _backend.record(medians)
 
 
-def bucketed_dataset(args):
+def data_level_shapes(dataset, boundaries, width=2):
+    """`padded_batch`'s `level_shapes` from one pass over `dataset` (its
+    batches without them): per bucket, the most steps of `width` slots
+    that a batch of it took (rounded up by `kr.trees.bucket_size`)."""
+    most = [1] * len(boundaries)
+    for trees, _ in dataset:
+        size = int(np.asarray(trees["node_mask"]).sum(axis=1).max())
+        bucket = min(
+            int(np.searchsorted(boundaries, size, side="right")),
+            len(boundaries) - 1,
+        )
+        steps = kr.trees.tree_levels(
+            np.asarray(trees["children"]),
+            np.asarray(trees["node_mask"]),
+            level_width=width,
+            round_up=False,
+            pack=True,
+        ).shape[1]
+        most[bucket] = max(most[bucket], steps)
+    return [(kr.trees.bucket_size(steps), width) for steps in most]
+
+
+def bucketed_dataset(args, level_shapes=False):
     """One epoch of ListOps trees through `kr.trees.padded_batch`, bucketed
     by size and padded to the bucket boundaries (the documented
     pipeline), and its number of buckets."""
@@ -414,20 +444,25 @@ def bucketed_dataset(args):
             tf.TensorSpec((), tf.int32),
         ),
     )
-    batched = kr.trees.padded_batch(
-        dataset,
-        args.batch_size,
-        bucket_boundaries=boundaries,
-        pad_to_bucket_boundary=True,
-        drop_remainder=True,
-    )
+    options = {
+        "bucket_boundaries": boundaries,
+        "pad_to_bucket_boundary": True,
+        "drop_remainder": True,
+    }
+    batched = kr.trees.padded_batch(dataset, args.batch_size, **options)
+    if level_shapes:
+        shapes = data_level_shapes(batched, boundaries)
+        batched = kr.trees.padded_batch(
+            dataset, args.batch_size, level_shapes=shapes, **options
+        )
     return batched, len(boundaries)
 
 
-def count_compilations(args):
+def count_compilations(args, level_shapes=False):
     """The programs compiled to train (a)'s model with the schedule over
-    one epoch of `bucketed_dataset`: jitted on JAX, XLA on TensorFlow."""
-    dataset, buckets = bucketed_dataset(args)
+    one epoch of `bucketed_dataset`: jitted on JAX, XLA on TensorFlow;
+    with the median step time of a second epoch."""
+    dataset, buckets = bucketed_dataset(args, level_shapes)
     model = TreeClassifier(args.cell, args.units, args.embedding_dim)
     batches = [
         (
@@ -446,29 +481,30 @@ def count_compilations(args):
     ]
     model(batches[0][0])
     if keras.backend.backend() == "jax":
-        import jax
-
-        count = [0]
-
-        def listen(event, duration, **kwargs):
-            del duration, kwargs
-            if "backend_compile" in event:
-                count[0] += 1
-
-        jax.monitoring.register_event_duration_secs_listener(listen)
         model.compile(
             keras.optimizers.Adam(1e-3),
             keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         )
+        # The train step's programs alone (not the small jitted ops that
+        # Keras also compiles once).
+        with kr.testing.count_jax_compilations() as counted:
+            for inputs, labels in batches:
+                model.train_on_batch(inputs, labels)
+        compiles = counted.of("train_step")
+        step = model.train_on_batch
+    else:
+        step = train_step_function(
+            model, lambda inputs: model(inputs, training=True), None, True
+        )
         for inputs, labels in batches:
-            model.train_on_batch(inputs, labels)
-        return count[0], buckets, len(batches)
-    step = train_step_function(
-        model, lambda inputs: model(inputs, training=True), None, True
-    )
+            step(inputs, labels)
+        compiles = step.experimental_get_tracing_count()
+    times = []
     for inputs, labels in batches:
-        step(inputs, labels)
-    return step.experimental_get_tracing_count(), buckets, len(batches)
+        start = time.perf_counter()
+        np.asarray(step(inputs, labels))
+        times.append(time.perf_counter() - start)
+    return compiles, buckets, len(batches), statistics.median(times)
 
 
 def main():
@@ -585,6 +621,20 @@ def main():
             "trees",
         ),
     }
+    # (e): XLA with `encode_trees`' default schedule (one per tree).
+    scheduled_signature = (
+        (*tree_signature[0], tf.TensorSpec((None, None, None), tf.int32)),
+        tree_signature[1],
+    )
+    steps["scheduled"] = (
+        train_step_function(
+            tree_model,
+            lambda inputs: tree_model(inputs, training=True),
+            scheduled_signature,
+            jit_compile=True,
+        ),
+        "unpacked",
+    )
     # Forward passes alone, for the ratio without the backward pass.
     level_forward = tf.function(
         lambda inputs: tree_model(inputs), input_signature=tree_signature[:1]
@@ -598,8 +648,9 @@ def main():
     for step, key in steps.values():  # Trace and warm up.
         step(first[key], first["labels"])
     for batch in batches:  # XLA compiles once per batch shape.
-        for name in ("static", "static forward"):
-            steps[name][0](batch["trees"], batch["labels"])
+        for name in ("static", "static forward", "scheduled"):
+            step, key = steps[name]
+            step(batch[key], batch["labels"])
 
     times = {name: [] for name in steps}
     for _ in range(args.repeats):
@@ -628,6 +679,7 @@ def main():
         "node forward": "(b) forward pass only",
         "static": "(d) static path, XLA",
         "static forward": "(d) forward pass only",
+        "scheduled": "(e) default schedule, XLA",
     }
     print(f"{'train step':26s} {'median ms/step':>15s}")
     for name, value in median.items():
@@ -646,6 +698,7 @@ def main():
         ("(d) / (a)", "static", "level", None),
         ("(b) / (d)", "node", "static", None),
         ("forward only, (d) / (a)", "static forward", "level forward", None),
+        ("(e) / (a)", "scheduled", "level", "target <= 1.5x"),
     ):
         print(
             f"{label}: {median[numerator] / median[denominator]:.2f}x, "

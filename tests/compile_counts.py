@@ -23,6 +23,12 @@ NUM_EDGE_TYPES = 2
 NUM_GRAPHS = 24  # 6 batches
 MAX_NODES, MAX_EDGES = 12, 20
 LENGTH_BOUNDARIES = [4, 8, 13]  # 3 buckets; lengths 1 .. 12
+NUM_TREES = 48  # 11 bucketed batches
+TREE_BOUNDARIES = [8, 16, 32]  # 3 buckets; 1 .. 31 nodes
+# `padded_batch(..., level_shapes=...)`: one `(L, W)` per bucket, `L`
+# enough for its trees with `W = 2` slots (a chain of `n` nodes takes
+# `n - 1` steps).
+TREE_LEVEL_SHAPES = [(7, 2), (15, 2), (31, 2)]
 
 
 def _graph_dataset(seed=0):
@@ -97,6 +103,62 @@ def _sequence_model():
     return model
 
 
+def _tree_dataset(seed=0):
+    """Random trees of 1 .. 31 nodes (chains among them), to fill the
+    buckets with varied heights."""
+    rng = np.random.default_rng(seed)
+    examples = []
+    for index in range(NUM_TREES):
+        num_nodes = int(rng.integers(1, TREE_BOUNDARIES[-1]))
+        if index % 6 == 0:
+            # A chain: the most levels for its size.
+            parents = [-1] + list(range(num_nodes - 1))
+        else:
+            # At most 4 children a node.
+            parents, free = [-1], [0]
+            for node in range(1, num_nodes):
+                parent = free[int(rng.integers(len(free)))]
+                parents.append(parent)
+                free.append(node)
+                if parents.count(parent) == 4:
+                    free.remove(parent)
+        tree = kr.trees.from_parents(parents)
+        encoded = kr.trees.encode_tree(tree, num_children=4)
+        encoded["node_tokens"] = rng.integers(
+            1, 5, size=len(encoded["node_mask"])
+        ).astype("int32")
+        examples.append((encoded, np.float32(rng.normal())))
+    spec = (kr.trees.tree_spec(4), tf.TensorSpec((), tf.float32))
+    return tf.data.Dataset.from_generator(
+        lambda: iter(examples), output_signature=spec
+    )
+
+
+def _tree_model():
+    inputs = kr.trees.tree_inputs(4)
+    tensors = {
+        **inputs,
+        "node_inputs": keras.layers.Embedding(5, 3)(inputs["node_tokens"]),
+    }
+    del tensors["node_tokens"]
+    root = kr.layers.ChildSumTreeLSTM(UNITS)(tensors)
+    model = keras.Model(inputs, keras.layers.Dense(1)(root))
+    model.compile("sgd", "mse")
+    return model
+
+
+def bucket_trees(dataset, **options):
+    """The documented tree bucketing: one `N` per bucket."""
+    return kr.trees.padded_batch(
+        dataset,
+        BATCH,
+        bucket_boundaries=TREE_BOUNDARIES,
+        pad_to_bucket_boundary=True,
+        drop_remainder=True,
+        **options,
+    )
+
+
 def _count(make_model, batched):
     shapes = {
         tuple(tuple(t.shape) for t in tf.nest.flatten(element[0]))
@@ -117,6 +179,7 @@ def run():
     keras.utils.set_random_seed(0)
     graphs = _graph_dataset()
     sequences = _sequence_dataset()
+    trees = _tree_dataset()
     return {
         "graphs, budgets": _count(
             _graph_model,
@@ -135,6 +198,11 @@ def run():
         "sequences, buckets": _count(
             _sequence_model,
             bucket_sequences(sequences, BATCH, LENGTH_BOUNDARIES),
+        ),
+        "trees, buckets": _count(_tree_model, bucket_trees(trees)),
+        "trees, buckets and level shapes": _count(
+            _tree_model,
+            bucket_trees(trees, level_shapes=TREE_LEVEL_SHAPES),
         ),
         "sequences, no buckets": _count(
             _sequence_model,

@@ -78,8 +78,11 @@ def narrowed_by_conversion(*arrays):
 
 
 def torch_exporting():
-    """Whether PyTorch is exporting (`torch.export`, which ONNX export
-    runs): the tensors are fakes with shapes and no values to check."""
+    """Whether PyTorch is exporting: `torch.export` (which ONNX export
+    runs first), whose tensors are fakes with shapes and no values to
+    check, or the TorchScript trace (ONNX export's fallback, e.g. with open
+    sizes), whose sample values (Keras makes ones) are not the served
+    inputs' and whose Python control flow on them would be baked in."""
     import torch
 
-    return torch.compiler.is_exporting()
+    return torch.compiler.is_exporting() or torch.jit.is_tracing()

@@ -12,7 +12,7 @@ from keras_recurrent.layers._tf_checks import assert_rules
 from keras_recurrent.layers._tf_checks import check_host_arrays
 from keras_recurrent.layers._tf_checks import raise_problem
 from keras_recurrent.layers._tree_levels import flat_child_rows
-from keras_recurrent.layers._tree_levels import reduce_parents
+from keras_recurrent.layers._tree_levels import node_parents
 from keras_recurrent.trees.validation import TREE_RULES
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import check_tree_index_dtypes
@@ -66,7 +66,7 @@ def check_children(
     layer, children, node_mask, first_parent, last_parent, node_of_row, checked
 ):
     """`last_parent`, after assertions of `TREE_RULES` in traced TensorFlow
-    (unless `checked`); the parents are `reduce_parents` of the real nodes,
+    (unless `checked`); the parents are `node_parents` of the real nodes,
     and `node_of_row` maps each row of the flat batch to its real node."""
     if checked or keras.backend.backend() != "tensorflow":
         return last_parent
@@ -88,6 +88,5 @@ def bad_trees(children, real):
     child_rows = flat_child_rows(
         children, ops.shape(real)[0] * ops.shape(real)[1]
     )
-    first = reduce_parents(child_rows, ops.segment_min)
-    last = reduce_parents(child_rows, ops.segment_max)
+    first, last = node_parents(child_rows)
     return any_bad_example(ops, tree_flags(ops, children, real, first, last))

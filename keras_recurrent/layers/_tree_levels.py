@@ -53,21 +53,32 @@ def flat_child_rows(children, empty):
     )
 
 
-def reduce_parents(children, segment_reduction):
-    """`(n,)`: `segment_reduction` (e.g. `ops.segment_max`) of the parents
-    of each of `n` nodes; `children` `(n, K)` holds the nodes' children,
-    `n` for an empty slot. A node without a parent gets the reduction's
-    empty value."""
+def node_parents(children):
+    """`(first, last)`, each `(n,)` int32: the parents of each of `n`
+    nodes, as `TREE_RULES`' flags (`tree_flags`) read them. `children`
+    `(n, K)` holds the nodes' children, `n` in an empty slot.
+
+    `last` is a node's parent, or `-1` for a node without one; a node in
+    several slots (of one or more parents) gets some node number below `n`
+    as `last` and `first = last - 1` (`first < last` flags it); otherwise
+    `first == last`. Counted with one segment sum, not as the smallest and
+    largest parent: tf2onnx converts no segment max or min, and one sum of
+    two columns takes no longer than the two reductions.
+    """
     num, width = ops.shape(children)[0], ops.shape(children)[1]
     parents = ops.broadcast_to(
         ops.reshape(ops.arange(num, dtype="int32"), (-1, 1)), (num, width)
     )
+    parents = ops.reshape(parents, (-1, 1))
     # Empty slots count for an extra node, dropped after.
-    return segment_reduction(
-        ops.reshape(parents, (-1,)),
+    sums = ops.segment_sum(
+        ops.concatenate([ops.ones_like(parents), parents], axis=1),
         ops.reshape(children, (-1,)),
         num_segments=num + 1,
     )[:num]
+    count, total = sums[:, 0], sums[:, 1]
+    last = ops.where(ops.greater(count, 0), ops.minimum(total, num - 1), -1)
+    return ops.where(ops.greater(count, 1), last - 1, last), last
 
 
 def node_levels(children, parent):
@@ -178,9 +189,7 @@ def static_schedule(children, real, bad):
     batch_size, num_nodes = ops.shape(children)[0], ops.shape(children)[1]
     total = batch_size * num_nodes
     flat_good, child_rows = good_child_rows(children, real, bad)
-    levels = node_levels(
-        child_rows, reduce_parents(child_rows, ops.segment_max)
-    )
+    levels = node_levels(child_rows, node_parents(child_rows)[1])
     inner = ops.logical_and(flat_good, ops.greater(levels, 0))
     levels = ops.where(inner, levels, 0)
     counts = ops.segment_sum(
@@ -279,13 +288,19 @@ def real_node_index(children, node_mask):
     real = ops.reshape(ops.cast(node_mask, "bool"), (-1,))
     real_int = ops.cast(real, "int32")
     num_real = ops.sum(real_int)
-    real_rows = ops.cast(ops.nonzero(real)[0], "int32")
     index_of = ops.concatenate(
         [
             ops.where(real, ops.cumsum(real_int) - 1, num_real),
             ops.expand_dims(num_real, 0),
         ]
     )
+    # The inverse of `index_of`, as a segment sum, not `ops.nonzero`: on
+    # TensorFlow, its `tf.unstack` of int64 indices is no LiteRT builtin.
+    real_rows = ops.segment_sum(
+        ops.arange(total, dtype="int32"),
+        index_of[:total],
+        num_segments=num_real + 1,
+    )[:num_real]
     node_children = ops.take(
         index_of,
         ops.take(flat_child_rows(children, total), real_rows, axis=0),
@@ -333,12 +348,13 @@ def level_order(node_children, parent, num_real):
             ops.expand_dims(num_real, 0),
         ]
     )
-    bounds = ops.cast(
-        ops.searchsorted(
-            ops.take(levels, by_level),
-            ops.arange(num_levels + 1, dtype="int32"),
-        ),
-        "int32",
+    # Where each level starts in that order: a sum of counts, not a
+    # `searchsorted` (tf2onnx and LiteRT convert no `LowerBound`).
+    counts = ops.segment_sum(
+        ops.ones_like(levels), levels, num_segments=num_levels
+    )
+    bounds = ops.concatenate(
+        [ops.zeros((1,), "int32"), ops.cast(ops.cumsum(counts), "int32")]
     )
     inner_slots = ops.take(
         slot, ops.take(node_children, by_level[num_leaves:], axis=0)

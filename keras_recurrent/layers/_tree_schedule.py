@@ -83,25 +83,30 @@ def bad_schedules(levels, children, real):
         ),
         (-1,),
     )
-    counts = ops.segment_sum(
-        ops.cast(scheduled, "int32"), rows, num_segments=total + 1
+    # Each row's count of entries and, where it has one entry (the others
+    # are bad), its step: one segment sum (tf2onnx converts no segment
+    # max).
+    sums = ops.segment_sum(
+        ops.stack(
+            [ops.cast(scheduled, "int32"), ops.where(scheduled, step, 0)],
+            axis=1,
+        ),
+        rows,
+        num_segments=total + 1,
     )[:total]
-    step_of = ops.where(
-        ops.greater(counts, 0),
-        ops.segment_max(
-            ops.where(scheduled, step, -1), rows, num_segments=total + 1
-        )[:total],
-        -1,
-    )
+    counts = sums[:, 0]
+    step_of = ops.where(ops.greater(counts, 0), sums[:, 1], -1)
     flat_real = ops.reshape(real, (-1,))
     child_rows = flat_child_rows(children, total)
     inner = ops.logical_and(
         flat_real, ops.any(ops.less(child_rows, total), axis=1)
     )
-    wrong_count = ops.where(
-        inner, ops.not_equal(counts, 1), ops.greater(counts, 0)
+    # Logical ops, not a `where` of booleans (which onnxruntime lacks).
+    wrong_count = ops.logical_or(
+        ops.logical_and(inner, ops.not_equal(counts, 1)),
+        ops.logical_and(ops.logical_not(inner), ops.greater(counts, 0)),
     )
-    child_step = ops.take(
+    child_step = take_flat(
         ops.concatenate([step_of, ops.full((1,), -1, "int32")]), child_rows
     )
     too_early = ops.logical_and(
@@ -142,6 +147,15 @@ def check_schedule_eagerly(layer, levels, children, node_mask):
             f"Received: tree_levels[{tree}]={levels[tree].tolist()} for "
             f"children[{tree}]={children[tree].tolist()}"
         )
+
+
+def take_flat(values, indices):
+    """`ops.take(values, indices)` of a 1-D `values`, as a gather of rows:
+    PyTorch's `ops.take` of a 1-D tensor squeezes an axis of any size,
+    which its ONNX export writes as an invalid `Squeeze`."""
+    dtype = values.dtype
+    rows = ops.expand_dims(ops.cast(values, "int32"), 1)
+    return ops.cast(ops.take(rows, indices, axis=0)[..., 0], dtype)
 
 
 def packed_groups(batch_size):
@@ -187,7 +201,7 @@ def host_schedule(levels, children, real, bad):
     flat_good, child_rows = good_child_rows(children, real, bad)
     rows = schedule_rows(levels, ops.shape(children)[1])
     good_row = ops.concatenate([flat_good, ops.zeros((1,), "bool")])
-    step_rows = ops.where(ops.take(good_row, rows), rows, total)
+    step_rows = ops.where(take_flat(good_row, rows), rows, total)
 
     def level_rows(level, child_rows):
         rows = step_rows[level]

@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import on_meta_device
+from keras_recurrent.layers._concrete import torch_exporting
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._tree_checks import bad_trees
 from keras_recurrent.layers._tree_checks import check_children
@@ -19,8 +20,8 @@ from keras_recurrent.layers._tree_checks import check_tree_dtypes
 from keras_recurrent.layers._tree_checks import check_tree_input_shapes
 from keras_recurrent.layers._tree_checks import children_as_int32
 from keras_recurrent.layers._tree_levels import dynamic_schedule
+from keras_recurrent.layers._tree_levels import node_parents
 from keras_recurrent.layers._tree_levels import real_node_index
-from keras_recurrent.layers._tree_levels import reduce_parents
 from keras_recurrent.layers._tree_levels import static_schedule
 from keras_recurrent.layers._tree_schedule import bad_schedules
 from keras_recurrent.layers._tree_schedule import check_schedule_eagerly
@@ -38,6 +39,24 @@ _WARNED = weakref.WeakSet()
 # `tree_levels` over with it (656 against 37 ms under XLA, 2551 against
 # 54 ms on JAX; TensorFlow without XLA took 21 ms).
 UNSCHEDULED_COST = "about 18x slower under TensorFlow's XLA and 47x on JAX"
+
+
+def _refuse_torchscript_trace(layer):
+    """Raises under TorchScript's trace, which would bake the traced
+    sizes into the model (ONNX export on PyTorch falls back to it, and
+    takes it at once where a size is open)."""
+    import torch
+
+    if torch.jit.is_tracing():
+        raise ValueError(
+            f"{type(layer).__name__} {layer.name!r}: TorchScript's trace "
+            "(which `model.export(..., format='onnx')` runs on PyTorch where "
+            "an input size is open, or where `torch.export` failed) would "
+            "bake the traced sizes into the model. Export with an "
+            "`input_signature` whose sizes are all known (batch, `N`, and "
+            "`tree_levels`' `(L, W)`): Keras then exports with "
+            "`torch.export`, which the tree layers support."
+        )
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -115,7 +134,10 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
     JAX (it warns once, with the cost). With
     dynamic shapes (TensorFlow without XLA, PyTorch), the layer derives the
     level order of the real nodes alone in the graph, which is faster
-    there than any host schedule, and leaves `tree_levels` unread.
+    there than any host schedule, and leaves `tree_levels` unread. An
+    export on PyTorch (`torch.export`, and ONNX through it) records loops
+    of a static length only, so it reads `tree_levels` as XLA does, and
+    needs it (with every size fixed; `kr.trees.pad_tree_levels`).
 
     Args:
         cell: A tree cell, as above.
@@ -269,7 +291,22 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
                 lambda s: ops.zeros(s, dtype=self.compute_dtype), shape
             )
         children, checked = children_as_int32(self, children, node_mask)
-        if in_xla_context():
+        exporting = keras.backend.backend() == "torch" and torch_exporting()
+        if exporting:
+            _refuse_torchscript_trace(self)
+        if exporting and levels is None:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r}: PyTorch exports "
+                "(`torch.export`, ONNX) only loops of a static length, so "
+                "exporting a tree layer on PyTorch needs the schedule: pass "
+                "`tree_levels` as the layer's fourth input (or dict key "
+                "`'tree_levels'`), as `kr.trees.tree_inputs(K)` makes it, "
+                "and fix its shape `(batch, L, W)` in the export's "
+                "`input_signature` (e.g. with `kr.trees.pad_tree_levels`)."
+            )
+        if in_xla_context() or exporting:
+            # Static shapes: also what PyTorch exports, a loop of `L`
+            # steps without control flow on tensor values.
             schedule = self._static_schedule(children, node_mask, levels)
         else:
             # Dynamic shapes: the level order of the real nodes alone (no
@@ -290,8 +327,7 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
             self,
             children,
             node_mask,
-            reduce_parents(node_children, ops.segment_min),
-            reduce_parents(node_children, ops.segment_max),
+            *node_parents(node_children),
             index["index_of"][:total],
             checked,
         )
@@ -425,7 +461,10 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
         level_rows = schedule["level_rows"]
         first, stop, most = schedule["bounds"]
         num_states = schedule["num_states"]
-        add_into_zeros = schedule["add_into_zeros"]
+        # PyTorch's `ops.scatter` is a Python loop over the rows.
+        add_into_zeros = (
+            schedule["add_into_zeros"] and keras.backend.backend() != "torch"
+        )
         mask_dtype = arrays[0].dtype
 
         def step(level, arrays):

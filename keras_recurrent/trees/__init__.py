@@ -20,7 +20,8 @@ NumPy, `padded_batch` does the same in `tf.data` (with bucketing by size),
 `tree_inputs` makes the matching `keras.Input`s, and
 `validate_tree_tensors` checks a batch. `tree_levels` makes the level
 schedule (`"tree_levels"`, `(B, L, W)`) that `encode_trees` and
-`padded_batch` add to each batch: the layers' optional fourth input.
+`padded_batch` add to each batch: the layers' optional fourth input;
+`pad_tree_levels` pads it to a fixed shape.
 """
 
 from keras_recurrent._lazy import lazy_getattr
@@ -32,6 +33,7 @@ from keras_recurrent.trees.encoding import post_order
 from keras_recurrent.trees.inputs import tree_inputs
 from keras_recurrent.trees.schedule import PACKED_TREES
 from keras_recurrent.trees.schedule import bucket_size
+from keras_recurrent.trees.schedule import pad_tree_levels
 from keras_recurrent.trees.schedule import tree_levels
 from keras_recurrent.trees.validation import TREE_TENSOR_NAMES
 from keras_recurrent.trees.validation import validate_tree_tensors
@@ -47,6 +49,7 @@ __all__ = [
     "encode_tree",
     "encode_trees",
     "from_parents",
+    "pad_tree_levels",
     "padded_batch",
     "parse_tree",
     "post_order",

@@ -16,6 +16,7 @@ from keras_recurrent._dataset_guards import within_budgets
 from keras_recurrent._rules import FINITE_INPUTS_RULE
 from keras_recurrent._rules import first_problem
 from keras_recurrent.trees.schedule import TREE_LEVELS
+from keras_recurrent.trees.schedule import pad_tree_levels
 from keras_recurrent.trees.schedule import tree_levels
 
 # The keys of one tree as `encode_tree` makes it; `node_inputs` (float
@@ -90,6 +91,7 @@ def padded_batch(
     levels=True,
     pad_to_bucket_boundary=False,
     pack_levels=True,
+    level_shapes=None,
 ):
     """Batches a `tf.data.Dataset` of single trees into padded tree tensors.
 
@@ -142,6 +144,21 @@ def padded_batch(
             `tf.distribute` splits a global batch of a multiple of 8 times
             the replicas). Defaults to `True`; `False` gives a schedule per
             tree, which survives any split.
+        level_shapes: Optional fixed shapes `(L, W)` of `"tree_levels"`:
+            one pair for every batch, or, with `bucket_boundaries`, a list
+            of one pair per boundary (the batches of trees below
+            `bucket_boundaries[i]` and above the one before). Each batch's
+            schedule then has `W` slots per tree (or group) and is padded
+            to `L` steps (`kr.trees.pad_tree_levels`; padding steps and
+            slots are no-ops), so that with `num_nodes`, or
+            `pad_to_bucket_boundary=True`, compiled code sees one batch
+            shape per bucket: at most one compilation per bucket. A batch
+            that needs more than `L` steps stops the iteration with an
+            `InvalidArgumentError` naming them. Defaults to `None`: `L`
+            and `W` picked per batch (`kr.trees.tree_levels`), a few
+            shapes per bucket. Pick `L` from the data: the largest number
+            of steps of a pass without it (a padding step costs as much as
+            a step).
 
     A dataset that gives no batch (no tree, or fewer than `batch_size` with
     `drop_remainder=True`) is a `ValueError` when its size is known, else
@@ -201,6 +218,7 @@ def padded_batch(
     check_bool("levels", levels)
     check_bool("pad_to_bucket_boundary", pad_to_bucket_boundary)
     pack_levels = check_bool("pack_levels", pack_levels)
+    level_shapes = _check_level_shapes(level_shapes, boundaries)
     if boundaries is None:
         batched = dataset.padded_batch(
             batch_size,
@@ -225,17 +243,71 @@ def padded_batch(
         )
     if levels:
         batched = batched.map(
-            lambda *element: _with_levels(element, pack_levels)
+            lambda *element: _with_levels(
+                element, pack_levels, level_shapes, boundaries
+            )
         )
     return fail_when_empty(batched, "tree")
 
 
-def _with_levels(element, pack):
+def _check_level_shapes(level_shapes, boundaries):
+    """`level_shapes` as a list of one `(L, W)` per bucket (or `None`)."""
+    if level_shapes is None:
+        return None
+
+    def is_pair(value):
+        return (
+            isinstance(value, (tuple, list))
+            and len(value) == 2
+            and all(
+                isinstance(size, int) and not isinstance(size, bool)
+                for size in value
+            )
+            and min(value) >= 1
+        )
+
+    num = 1 if boundaries is None else len(boundaries)
+    shapes = [level_shapes] * num if is_pair(level_shapes) else level_shapes
+    if (
+        not isinstance(shapes, (tuple, list))
+        or len(shapes) != num
+        or not all(is_pair(shape) for shape in shapes)
+    ):
+        raise ValueError(
+            "Argument `level_shapes` must be a pair `(L, W)` of positive "
+            "integers or, with `bucket_boundaries`, a list of one pair per "
+            f"boundary ({num}). Received: level_shapes={level_shapes!r}"
+        )
+    return [tuple(shape) for shape in shapes]
+
+
+def _with_levels(element, pack, level_shapes=None, boundaries=None):
     """A batch with `"tree_levels"` added to its tree dict."""
     import tensorflow as tf
 
     def schedule(children, node_mask):
-        return tree_levels(children, node_mask, pack=pack)
+        if level_shapes is None:
+            return tree_levels(children, node_mask, pack=pack)
+        # The bucket of the batch's largest tree.
+        size = int(np.max(np.sum(node_mask != 0, axis=1), initial=0))
+        bucket = 0
+        if boundaries is not None:
+            bucket = min(
+                int(np.searchsorted(boundaries, size, side="right")),
+                len(boundaries) - 1,
+            )
+        num_levels, width = level_shapes[bucket]
+        levels = tree_levels(
+            children, node_mask, level_width=width, round_up=False, pack=pack
+        )
+        if levels.shape[1] > num_levels:
+            raise ValueError(
+                f"A batch of trees of up to {size} nodes needs "
+                f"{levels.shape[1]} steps of {width} slots, more than "
+                f"`level_shapes` gives its bucket: {(num_levels, width)}. "
+                "Raise that `L` (or `W`)."
+            )
+        return pad_tree_levels(levels, (num_levels, width))
 
     def add(tree):
         levels = tf.numpy_function(

@@ -142,6 +142,51 @@ def tree_levels(
     return forest.schedule(steps, width, num_steps)
 
 
+def pad_tree_levels(levels, shape):
+    """Pads a level schedule to a larger `(L, W)`, with `-1` (NumPy).
+
+    Padding steps and slots are no-ops: a layer reads the same outputs
+    from the padded schedule. Compiled code sees the shape `(B, L, W)`
+    alone, and a model exported with fixed sizes (PyTorch's ONNX export,
+    LiteRT) takes the shape it was exported with.
+
+    Args:
+        levels: int `(B, L, W)` array, as `tree_levels` makes it.
+        shape: `(num_levels, level_width)`, at least `(L, W)`.
+
+    Returns:
+        An int32 array `(B, num_levels, level_width)`.
+
+    Example:
+
+    >>> batch = kr.trees.encode_trees(["(1 2 3)", "(4 (5 6) 7)"])
+    >>> kr.trees.pad_tree_levels(batch["tree_levels"], (3, 2)).shape
+    (2, 3, 2)
+    """
+    levels = np.asarray(levels)
+    if levels.ndim != 3:
+        raise ValueError(
+            "Argument `levels` must be a `(B, L, W)` schedule. Received: "
+            f"levels.shape={levels.shape}"
+        )
+    if (
+        not isinstance(shape, (tuple, list))
+        or len(shape) != 2
+        or any(
+            not isinstance(size, (int, np.integer)) or size < old
+            for size, old in zip(shape, levels.shape[1:])
+        )
+    ):
+        raise ValueError(
+            "Argument `shape` must be `(num_levels, level_width)`, at least "
+            f"the schedule's {levels.shape[1:]}. Received: shape={shape!r}"
+        )
+    pad = [(0, 0)] + [
+        (0, int(size) - old) for size, old in zip(shape, levels.shape[1:])
+    ]
+    return np.pad(levels.astype(np.int32), pad, constant_values=-1)
+
+
 class _Forest:
     """The inner nodes of a batch of trees, as rows of the flat batch
     (`b * N + node`), with what Hu's list schedule needs."""

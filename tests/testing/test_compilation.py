@@ -12,6 +12,7 @@ import pytest
 
 import keras_recurrent as kr
 from tests.compile_counts import LENGTH_BOUNDARIES
+from tests.compile_counts import TREE_BOUNDARIES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,6 +56,17 @@ def test_length_buckets_bound_sequence_compilations(counts):
     assert 1 <= buckets["compilations"] == buckets["shapes"]
     assert buckets["compilations"] <= len(LENGTH_BOUNDARIES)
     assert free["compilations"] == free["shapes"] > len(LENGTH_BOUNDARIES)
+
+
+def test_level_shapes_bound_tree_compilations_by_the_buckets(counts):
+    fixed = counts["trees, buckets and level shapes"]
+    free = counts["trees, buckets"]
+    assert fixed["batches"] == free["batches"] >= 6
+    # One batch shape per bucket, so one compilation per bucket at most.
+    assert 1 <= fixed["compilations"] == fixed["shapes"]
+    assert fixed["compilations"] <= len(TREE_BOUNDARIES)
+    # Without them, `(L, W)` varies inside a bucket.
+    assert free["compilations"] == free["shapes"] > len(TREE_BOUNDARIES)
 
 
 def test_counting_needs_jax():

@@ -4,6 +4,7 @@ import pytest
 import tensorflow as tf
 
 import keras_recurrent as kr
+from keras_recurrent.layers._tree_schedule import bad_schedules
 
 
 def _dataset(sizes):
@@ -76,6 +77,15 @@ def test_a_model_fits_the_batched_dataset():
         (
             {"batch_size": 2, "bucket_boundaries": [5], "num_nodes": 9},
             "exclude each other",
+        ),
+        ({"batch_size": 2, "level_shapes": (0, 2)}, "level_shapes=\\(0, 2\\)"),
+        (
+            {
+                "batch_size": 2,
+                "bucket_boundaries": [5, 9],
+                "level_shapes": [(4, 2)],
+            },
+            "one pair per boundary \\(2\\)",
         ),
     ],
 )
@@ -224,3 +234,30 @@ def test_bool_node_mask_pads_with_false():
     np.testing.assert_array_equal(
         batch["node_mask"], [[1, 1, 0, 0], [1, 1, 1, 1]]
     )
+
+
+def test_level_shapes_fix_the_schedule_shape_per_bucket():
+    sizes = [1, 9, 2, 10, 3, 11, 4, 12]
+    options = {"bucket_boundaries": [8, 64], "pad_to_bucket_boundary": True}
+    free = kr.trees.padded_batch(_dataset(sizes), 2, **options)
+    fixed = kr.trees.padded_batch(
+        _dataset(sizes), 2, level_shapes=[(4, 2), (16, 1)], **options
+    )
+    shapes = set()
+    for (trees, _), (same, _) in zip(free, fixed, strict=True):
+        levels = same["tree_levels"].numpy()
+        num_nodes = trees["children"].shape[1]
+        shapes.add((num_nodes, levels.shape[1:]))
+        # A valid schedule of the batch (the layers' rule).
+        bad = bad_schedules(
+            keras.ops.convert_to_tensor(levels),
+            keras.ops.convert_to_tensor(same["children"].numpy()),
+            keras.ops.convert_to_tensor(same["node_mask"].numpy() != 0),
+        )
+        assert not np.asarray(bad).any()
+    assert shapes == {(7, (4, 2)), (63, (16, 1))}
+    too_few = kr.trees.padded_batch(
+        _dataset(sizes), 2, level_shapes=[(4, 2), (2, 1)], **options
+    )
+    with pytest.raises(tf.errors.InvalidArgumentError, match="level_shapes"):
+        list(too_few)

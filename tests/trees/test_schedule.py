@@ -168,3 +168,42 @@ def test_pack_must_be_a_bool():
         kr.trees.tree_levels(batch["children"], batch["node_mask"], pack="yes")
     with pytest.raises(ValueError, match="pack_levels=1"):
         kr.trees.encode_trees(["(1 2 3)"], pack_levels=1)
+
+
+def test_padded_levels_are_no_ops():
+    import keras
+    import tensorflow as tf
+
+    batch = kr.trees.encode_trees(["(1 2 (3 4))", "(5 (6 (7 8)) 9)", "3"])
+    children, node_mask = batch["children"], batch["node_mask"]
+    levels = batch["tree_levels"]
+    padded = kr.trees.pad_tree_levels(levels, (levels.shape[1] + 3, 4))
+    assert padded.shape == (3, levels.shape[1] + 3, 4)
+    assert padded.dtype == np.int32
+    np.testing.assert_array_equal(
+        padded[:, : levels.shape[1], : levels.shape[2]], levels
+    )
+    assert (padded[:, levels.shape[1] :] == -1).all()
+    assert (padded[:, :, levels.shape[2] :] == -1).all()
+    # The layer reads the same outputs from both, under XLA (where it
+    # reads the schedule) as without it.
+    keras.utils.set_random_seed(0)
+    layer = kr.layers.ChildSumTreeLSTM(3, return_nodes=True)
+    node_inputs = np.random.default_rng(0).random(children.shape[:2] + (2,))
+    node_inputs = node_inputs.astype("float32")
+    expected = layer([node_inputs, children, node_mask])
+    compiled = tf.function(
+        lambda s: layer([node_inputs, children, node_mask, s]),
+        jit_compile=True,
+    )
+    for schedule in (levels, padded):
+        np.testing.assert_allclose(compiled(schedule), expected, atol=1e-6)
+
+
+def test_pad_tree_levels_bad_arguments():
+    levels = np.full((2, 3, 2), -1, np.int32)
+    with pytest.raises(ValueError, match=r"`levels`.*shape=\(3, 2\)"):
+        kr.trees.pad_tree_levels(levels[0], (3, 2))
+    for shape in [(2, 2), (3, 1), (3,), "3x2", (3.0, 2)]:
+        with pytest.raises(ValueError, match=r"`shape`.*\(3, 2\)"):
+            kr.trees.pad_tree_levels(levels, shape)
