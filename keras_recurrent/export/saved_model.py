@@ -12,6 +12,7 @@ from keras_recurrent._checks import check_string
 from keras_recurrent._checks import invalid
 from keras_recurrent._rules import at_least_one
 from keras_recurrent.export import _jax_export
+from keras_recurrent.export._endpoints import serving_functions
 from keras_recurrent.export._tensorflow_process import (
     export_in_tensorflow_process,
 )
@@ -226,17 +227,16 @@ def export_saved_model(
             wide=(wide_name, wide_specs, narrowed),
         )
     else:
-
-        def serve(*args):
-            return model_call(*prepare(args))
-
-        def serve_wide(*args):
-            return serve(*narrowed(args))
-
+        serve, serve_wide = serving_functions(
+            lambda *args: model_call(*prepare(args)),
+            specs,
+            wide_specs,
+            narrowed,
+        )
         archive = keras.export.ExportArchive()
         archive.track(model)
-        archive.add_endpoint(endpoint_name, serve, input_signature=specs)
-        archive.add_endpoint(wide_name, serve_wide, input_signature=wide_specs)
+        archive.add_endpoint(endpoint_name, serve)
+        archive.add_endpoint(wide_name, serve_wide)
         archive.write_out(str(filepath), verbose=False)
     return specs
 
