@@ -155,7 +155,7 @@ def write_saved_model(
 
     wide_name, wide_specs, narrowed = wide
     try:
-        module.serve, module.serve_wide = serving_functions(
+        serve_fn, wide_fn = serving_functions(
             serve, specs, wide_specs, narrowed
         )
     except Exception as error:
@@ -166,10 +166,14 @@ def write_saved_model(
             "size, give them the same name in `polymorphic_shapes`. "
             f"Received error: {error}"
         ) from error
-    concrete = module.serve.get_concrete_function(*specs)
+    # Named as on the TensorFlow backend (`ExportArchive` sets the
+    # endpoints as attributes of the saved object).
+    setattr(module, endpoint_name, serve_fn)
+    setattr(module, wide_name, wide_fn)
+    concrete = serve_fn.get_concrete_function(*specs)
     signatures = {
         endpoint_name: concrete,
-        wide_name: module.serve_wide.get_concrete_function(),
+        wide_name: wide_fn.get_concrete_function(),
     }
     signatures.setdefault("serving_default", concrete)
     tf.saved_model.save(module, str(filepath), signatures=signatures)
