@@ -11,6 +11,8 @@ import itertools
 import keras
 import tensorflow as tf
 
+from keras_recurrent.export._endpoints import serving_functions
+
 # Open axes shared between the package's tree and graph tensors (the names
 # `kr.trees.tree_inputs` and `kr.graphs.graph_inputs` give their inputs):
 # jax2tf must see one dimension variable for `N` (and one for `E`), else it
@@ -90,15 +92,17 @@ def write_saved_model(
     endpoint_name,
     polymorphic_shapes,
     mask_index,
-    wide=None,
+    wide,
 ):
     """Writes the SavedModel of `model` (on the JAX backend) to `filepath`.
 
     `specs`, `prepare` and `model_call` are those of
     `saved_model._serving_parts`; the signatures are the TensorFlow
     backend's: `endpoint_name` and `"serving_default"`, same inputs, same
-    outputs. `wide` is `(name, specs, narrowed)`: a second signature that
-    takes `specs` and runs the first on `narrowed(args)`.
+    outputs. `wide` is `(name, specs, narrowed)`: the second signature,
+    which takes `specs` and runs the first on `narrowed(args)`; the
+    `endpoint_name` function takes both (see
+    `_endpoints.serving_functions`).
     """
     from jax.experimental import jax2tf
 
@@ -149,9 +153,11 @@ def write_saved_model(
         outputs = converted(list(module.model_variables), *values)
         return {key: output[:batch] for key, output in outputs.items()}
 
-    module.serve = tf.function(serve, input_signature=specs, autograph=False)
+    wide_name, wide_specs, narrowed = wide
     try:
-        concrete = module.serve.get_concrete_function()
+        serve_fn, wide_fn = serving_functions(
+            serve, specs, wide_specs, narrowed
+        )
     except Exception as error:
         raise ValueError(
             "Could not convert the model with jax2tf for the signature "
@@ -160,14 +166,14 @@ def write_saved_model(
             "size, give them the same name in `polymorphic_shapes`. "
             f"Received error: {error}"
         ) from error
-    signatures = {endpoint_name: concrete}
-    if wide is not None:
-        wide_name, wide_specs, narrowed = wide
-        module.serve_wide = tf.function(
-            lambda *args: serve(*narrowed(args)),
-            input_signature=wide_specs,
-            autograph=False,
-        )
-        signatures[wide_name] = module.serve_wide.get_concrete_function()
+    # Named as on the TensorFlow backend (`ExportArchive` sets the
+    # endpoints as attributes of the saved object).
+    setattr(module, endpoint_name, serve_fn)
+    setattr(module, wide_name, wide_fn)
+    concrete = serve_fn.get_concrete_function(*specs)
+    signatures = {
+        endpoint_name: concrete,
+        wide_name: wide_fn.get_concrete_function(),
+    }
     signatures.setdefault("serving_default", concrete)
     tf.saved_model.save(module, str(filepath), signatures=signatures)

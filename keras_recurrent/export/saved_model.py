@@ -12,6 +12,7 @@ from keras_recurrent._checks import check_string
 from keras_recurrent._checks import invalid
 from keras_recurrent._rules import at_least_one
 from keras_recurrent.export import _jax_export
+from keras_recurrent.export._endpoints import serving_functions
 from keras_recurrent.export._tensorflow_process import (
     export_in_tensorflow_process,
 )
@@ -77,10 +78,23 @@ def export_saved_model(
     another node (1), and so does a finite float beyond the float32 range,
     which would become an infinity. Then it runs as the first signature,
     with the same outputs. Use it for int64 or float64 tensors, which the
-    first signature refuses with a `TypeError`, and for NumPy int64 arrays:
-    TensorFlow converts a NumPy argument to the signature's dtype on the
-    client, before any served op runs, so the first signature would read an
-    int64 index `2**32 + 1` as 1 without an error.
+    first signature refuses (with a `TypeError` naming the input when an
+    argument is a NumPy array, else with TensorFlow's `input #i
+    (zero-based) was expected to be a int32 tensor`), and for NumPy int64
+    arrays: TensorFlow converts a NumPy argument to the signature's dtype
+    on the client, before any served op runs, so the first signature would
+    read an int64 index `2**32 + 1` as 1 without an error.
+
+    The loaded object's function of the same name (`tf.saved_model.load(
+    path).serve(...)`, the input names as keywords or in order) takes both:
+    it holds the model-dtype function of the first signature and the
+    64-bit one of the second, and runs the one that the arguments' dtypes
+    match, so int64 and float64 tensors (and NumPy arrays) are checked and
+    served. Inputs of both kinds at once (int64 indices with float32
+    values) match neither, and TensorFlow's `ValueError` ("Could not find
+    matching concrete function") lists both with each input's name and
+    dtype. The signatures (`loaded.signatures`, TF Serving) have one dtype
+    per input, as described above.
 
     Why `lengths`: Keras 3 export does not carry masks
     (keras-team/keras#21133). The signature only holds tensors, so a model
@@ -226,17 +240,16 @@ def export_saved_model(
             wide=(wide_name, wide_specs, narrowed),
         )
     else:
-
-        def serve(*args):
-            return model_call(*prepare(args))
-
-        def serve_wide(*args):
-            return serve(*narrowed(args))
-
+        serve, serve_wide = serving_functions(
+            lambda *args: model_call(*prepare(args)),
+            specs,
+            wide_specs,
+            narrowed,
+        )
         archive = keras.export.ExportArchive()
         archive.track(model)
-        archive.add_endpoint(endpoint_name, serve, input_signature=specs)
-        archive.add_endpoint(wide_name, serve_wide, input_signature=wide_specs)
+        archive.add_endpoint(endpoint_name, serve)
+        archive.add_endpoint(wide_name, serve_wide)
         archive.write_out(str(filepath), verbose=False)
     return specs
 

@@ -26,7 +26,7 @@ _EXPORT_ON_JAX = textwrap.dedent(
     x = kr.layers.PeepholeLSTM(2)(keras.layers.Masking()(frames))
     model = keras.Model(frames, keras.layers.Dense(1, name="score")(x))
     kr.export.export_saved_model(model, sys.argv[1] + "/sequence", lengths=True)
-    inputs = kr.trees.tree_inputs(2, node_features=3)
+    inputs = kr.trees.tree_inputs(2, node_features=3, levels=False)
     root = kr.layers.NaryTreeLSTM(2, arity=2, name="root")(
         [inputs["node_inputs"], inputs["children"], inputs["node_mask"]]
     )
@@ -132,6 +132,14 @@ def test_jax_made_saved_model_serves_empty_batches(tmp_path):
 
     assert serve(**trees(0, 3))["root"].shape == (0, 2)
     with pytest.raises(
-        tf.errors.InvalidArgumentError, match=r"at least one \(padded\) node"
+        tf.errors.InvalidArgumentError,
+        match=r"`children` must have at least one node",
     ):
         serve(**trees(1, 0))
+    # The loaded object's `serve` (JAX-made too) takes 64-bit tensors.
+    loaded = tf.saved_model.load(str(tmp_path / "sequence"))
+    wide = loaded.serve(
+        frames=tf.ones((1, 4, 3), tf.float64),
+        lengths=tf.constant([3], tf.int64),
+    )
+    np.testing.assert_array_equal(wide["score"].numpy(), one.numpy())

@@ -227,3 +227,79 @@ def test_the_wide_signature_never_wraps_an_index(tmp_path):
         **{**graphs, "edges": wrapped["edges"]}
     )
     np.testing.assert_array_equal(converted["readout"].numpy(), expected)
+
+
+def _tree_model_and_request():
+    keras.utils.set_random_seed(0)
+    inputs = kr.trees.tree_inputs(2, node_features=3, levels=False)
+    root = kr.layers.NaryTreeLSTM(2, arity=2, name="root")(
+        [inputs["node_inputs"], inputs["children"], inputs["node_mask"]]
+    )
+    request = dict(
+        node_inputs=np.random.default_rng(2).normal(size=(2, 3, 3)),
+        children=np.array([[[-1, -1], [-1, -1], [0, 1]]] * 2, "int32"),
+        node_mask=np.ones((2, 3), "int32"),
+    )
+    request["node_inputs"] = request["node_inputs"].astype("float32")
+    return keras.Model(inputs, root), request, "children"
+
+
+def _graph_model_and_request():
+    graphs = kr.graphs.encode_graphs(
+        [{"edges": [(0, 1, 1), (1, 2, 0)]}], num_nodes=3
+    )
+    return _graph_model(), graphs, "edges"
+
+
+@pytest.mark.parametrize(
+    "make", [_tree_model_and_request, _graph_model_and_request]
+)
+def test_serve_takes_64_bit_tensors_and_names_the_input(make, tmp_path):
+    model, request, index_name = make()
+    path = str(tmp_path / "model")
+    kr.export.export_saved_model(model, path)
+    loaded = tf.saved_model.load(path)
+    # TF Serving's signatures keep the model's dtypes.
+    for name in ("serve", "serving_default"):
+        _, specs = loaded.signatures[name].structured_input_signature
+        assert {spec.dtype for spec in specs.values()} <= {
+            tf.int32,
+            tf.float32,
+        }, specs
+    (expected,) = loaded.signatures["serve"](**request).values()
+    np.testing.assert_allclose(
+        expected, keras.ops.convert_to_numpy(model(request)), atol=1e-5
+    )
+    wide = {
+        name: tf.constant(
+            array.astype("float64" if array.dtype.kind == "f" else "int64")
+        )
+        for name, array in request.items()
+    }
+    # Called from Python, `serve` takes int64/float64 tensors (upstream:
+    # "input #1 (zero-based) was expected to be a int32 tensor").
+    for served in (
+        loaded.serve(**wide),
+        loaded.serve(**{n: tf.constant(a) for n, a in request.items()}),
+    ):
+        (served,) = served.values()
+        np.testing.assert_array_equal(served, expected)
+    # The wide trace checks the range: 2**32 + 1 is never node 1.
+    wrapped = wide[index_name].numpy()
+    wrapped[0, -1, 1] = 2**32 + 1  # node 1 as int32
+    with pytest.raises(
+        INVALID,
+        match=rf"`{index_name}` must hold values in the int32 range"
+        r".*4294967297",
+    ):
+        loaded.serve(**{**wide, index_name: tf.constant(wrapped)})
+    # A mix of dtypes matches neither trace: TensorFlow's error lists both,
+    # with the inputs' names.
+    mixed = {**wide, "node_inputs": tf.constant(request["node_inputs"])}
+    with pytest.raises(
+        ValueError,
+        match=r"(?s)Could not find matching concrete function.*2 option.*"
+        r"dtype=tf.int32, name='node_mask'.*"
+        r"dtype=tf.float64, name='node_inputs'",
+    ):
+        loaded.serve(**mixed)
