@@ -149,7 +149,7 @@ def _signature(model, feeds, open_axes):
     return [keras.InputSpec(shape=spec.shape, dtype=spec.dtype, name="frames")]
 
 
-_ONNX_DTYPES = {
+ONNX_DTYPES = {
     "tensor(float)": "float32",
     "tensor(double)": "float64",
     "tensor(int32)": "int32",
@@ -169,7 +169,7 @@ class OnnxRunner:
         # The dtype each input was exported with (index inputs are int64
         # where the model's `keras.Input` is): "tensor(int64)" -> "int64".
         self.dtypes = {
-            node.name: _ONNX_DTYPES[node.type]
+            node.name: ONNX_DTYPES[node.type]
             for node in self.session.get_inputs()
         }
         self.outputs = [node.name for node in self.session.get_outputs()]

@@ -472,6 +472,14 @@ SEEDED = {
     "PeepholeLSTMCell": lambda seed: kr.layers.PeepholeLSTMCell(2, seed=seed),
     "CoupledLSTM": lambda seed: kr.layers.CoupledLSTM(2, seed=seed),
     "CoupledLSTMCell": lambda seed: kr.layers.CoupledLSTMCell(2, seed=seed),
+    "LayerNormLSTM": lambda seed: kr.layers.LayerNormLSTM(2, seed=seed),
+    "LayerNormLSTMCell": lambda seed: kr.layers.LayerNormLSTMCell(2, seed=seed),
+    "LayerNormSimpleRNN": lambda seed: kr.layers.LayerNormSimpleRNN(
+        2, seed=seed
+    ),
+    "LayerNormSimpleRNNCell": lambda seed: kr.layers.LayerNormSimpleRNNCell(
+        2, seed=seed
+    ),
     "ResidualStack": lambda seed: kr.layers.ResidualStack(
         [keras.layers.LSTMCell(2)], dropout=0.5, seed=seed
     ),

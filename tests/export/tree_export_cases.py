@@ -26,6 +26,7 @@ import keras
 import numpy as np
 
 import keras_recurrent as kr
+from tests.runtime_export_matrix import ONNX_DTYPES
 
 FAMILIES = ("child_sum", "nary")
 FEATURES = 4
@@ -38,6 +39,15 @@ TREES = (
     ["(1 (2 (3 ((4 5) 6))))", "(9 9)", "(((2 3) (4 5)) ((6 7) 8))"],
     ["(1 (2 (3 4)))"],
 )
+
+
+def _feed(session, inputs):
+    """`inputs` in the dtypes the ONNX session lists (`children` is int64
+    where the model's `keras.Input` is; ONNX Runtime does not convert)."""
+    return {
+        item.name: np.asarray(inputs[item.name]).astype(ONNX_DTYPES[item.type])
+        for item in session.get_inputs()
+    }
 
 
 def batch(family, trees, seed, num_nodes=None, levels=False):
@@ -104,7 +114,7 @@ def onnx_open_sizes(family, directory):
     for seed, trees in enumerate(TREES):
         inputs = batch(family, trees, seed)
         expected = tree_model.predict(inputs, verbose=0)
-        feed = {item.name: inputs[item.name] for item in session.get_inputs()}
+        feed = _feed(session, inputs)
         got = session.run(None, feed)[0]
         differences.append(float(np.max(np.abs(got - expected))))
     shapes = {item.name: item.shape for item in session.get_inputs()}
@@ -154,7 +164,7 @@ def onnx_fixed(family, directory):
 
     tree_model, inputs, path = fixed_export(family, directory, "onnx", True)
     session = onnxruntime.InferenceSession(path)
-    feed = {item.name: inputs[item.name] for item in session.get_inputs()}
+    feed = _feed(session, inputs)
     got = session.run(None, feed)[0]
     expected = tree_model.predict(inputs, verbose=0)
     # The same trees in another order, other inputs: the same shapes.
@@ -164,7 +174,7 @@ def onnx_fixed(family, directory):
         kr.trees.tree_levels(other["children"], other["node_mask"]),
         inputs["tree_levels"].shape[1:],
     )
-    feed = {item.name: other[item.name] for item in session.get_inputs()}
+    feed = _feed(session, other)
     got_other = session.run(None, feed)[0]
     expected_other = tree_model.predict(other, verbose=0)
     return {
