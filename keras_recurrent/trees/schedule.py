@@ -270,7 +270,9 @@ class _Forest:
         `max(longest chain, a group's nodes over its slots)`: the widths
         are tried by their bound's cost, until no bound beats the best
         schedule found."""
-        longest = int(self.depth[self.rows].max(initial=-1)) + 1
+        # At least one step, also for a batch with no inner node (where
+        # the bound below is 1 at every width).
+        longest = max(int(self.depth[self.rows].max(initial=-1)) + 1, 1)
         per_group = np.bincount(self.group[self.rows])
         slots = self.group_trees[
             np.searchsorted(self.group, np.arange(len(per_group)))

@@ -21,6 +21,20 @@ def test_levels_by_height_in_steps_of_the_width():
     )
 
 
+def test_a_batch_of_single_node_trees_gets_an_empty_schedule():
+    # No inner node anywhere: one level with no row (the width search used
+    # to double forever and end in an OverflowError).
+    batch = kr.trees.encode_trees(["7", "4"])
+    levels = kr.trees.tree_levels(batch["children"], batch["node_mask"])
+    assert levels.shape[:2] == (2, 1) and (levels == -1).all()
+    node_inputs = np.random.default_rng(0).random((2, 1, 3), "float32")
+    layer = kr.layers.ChildSumTreeLSTM(2)
+    inputs = [node_inputs, batch["children"], batch["node_mask"]]
+    np.testing.assert_allclose(
+        np.asarray(layer([*inputs, levels])), np.asarray(layer(inputs))
+    )
+
+
 def test_bucket_sizes():
     assert [kr.trees.bucket_size(n) for n in (0, 1, 3, 8, 9, 17, 33)] == [
         1,
