@@ -22,10 +22,6 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_step_inputs
 from keras_recurrent.layers._sequence_checks import check_step_shape
 
-# Keys of a TensorFlow Addons (tf.keras 2) cell config that have no
-# argument here: Keras 2's `LSTMCell` implementation switch.
-_LEGACY_KEYS = ("implementation",)
-
 
 class AddonsCell(
     ConstrainedWeights, KnownRankInputs, keras.layers.Layer, SequenceDropout
@@ -89,11 +85,3 @@ class AddonsCell(
             ops.zeros((batch_size, size), dtype=self.compute_dtype)
             for size in sizes
         ]
-
-    @classmethod
-    def from_config(cls, config):
-        """Also reads the config of the TensorFlow Addons cell of the same
-        name (`config` as its `get_config()` wrote it), whose Keras 2 keys
-        without a meaning here are dropped."""
-        config = {k: v for k, v in config.items() if k not in _LEGACY_KEYS}
-        return cls(**config)

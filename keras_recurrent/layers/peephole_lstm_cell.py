@@ -40,11 +40,11 @@ class PeepholeLSTMCell(LSTMVariantCell):
     `tf.keras.experimental.PeepholeLSTMCell`) has the same weights, in the
     same order, shapes and gate order, and the same equations:
     `PeepholeLSTMCell.from_config(tfa_config)` reads its config (its
-    peepholes start from its `kernel_initializer`; Keras 2's
-    `implementation` is dropped) and `set_weights(tfa_cell.get_weights())`
-    its weights. TF1's `LSTMCell(use_peepholes=True)` stores `[i, c, f, o]`
-    blocks and one stacked `[x; h]` kernel, to be split and reordered when
-    porting.
+    peepholes start from its `kernel_initializer`; its `implementation`,
+    like Keras 3's, is taken and ignored) and
+    `set_weights(tfa_cell.get_weights())` its weights. TF1's
+    `LSTMCell(use_peepholes=True)` stores `[i, c, f, o]` blocks and one
+    stacked `[x; h]` kernel, to be split and reordered when porting.
     States are `[h, c]`.
 
     Args:
@@ -89,7 +89,6 @@ class PeepholeLSTMCell(LSTMVariantCell):
         """Also reads the config of TensorFlow Addons' `PeepholeLSTMCell`,
         whose peepholes are drawn by its `kernel_initializer`."""
         config = dict(config)
-        config.pop("implementation", None)
         if "peephole_initializer" not in config:
             config["peephole_initializer"] = config.get(
                 "kernel_initializer", "glorot_uniform"
