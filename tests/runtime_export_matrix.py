@@ -22,6 +22,11 @@ The signatures, as each exporter allows:
 - LiteRT from TensorFlow: fixed shapes, TFLite builtin ops only (no Select
   TF ops, so the plain `ai_edge_litert` runtime runs every file); the
   sequence models also with batch 1 and an open `T`, run at two lengths.
+
+The Tree-LSTMs (`TREE_CASES`) run the cases of
+`tests/export/tree_export_cases.py`: ONNX from TensorFlow with open batch
+and `N`, run at three sizes; ONNX from PyTorch with fixed sizes and
+`tree_levels`, run on two batches; LiteRT with fixed sizes.
 """
 
 import json
@@ -95,14 +100,48 @@ def _peephole_case():
     return model, {"frames": feeds["frames"]}
 
 
-CASES = {
+def _tree_case(family):
+    """A Tree-LSTM case of `tests/export/tree_export_cases.py`: it builds,
+    exports and runs its own models, with the signature each exporter
+    allows (see there); returns `run(fmt, directory)`."""
+
+    def run(fmt, directory):
+        # Imported here: `tree_export_cases` imports this module.
+        from tests.export import tree_export_cases as trees
+
+        backend = keras.backend.backend()
+        if fmt == "onnx" and backend == "tensorflow":
+            result = trees.onnx_open_sizes(family, directory)
+        elif fmt == "onnx":
+            result = trees.onnx_fixed(family, directory)
+        elif fmt == "litert":
+            result = trees.litert_fixed(family, directory)
+        else:
+            raise ValueError(f"Unknown format {fmt!r}")
+        return {
+            "max difference": result["max_difference"],
+            "finite": result["finite"],
+            "shapes": result["shapes"],
+        }
+
+    return run
+
+
+MODEL_CASES = {
     "PeepholeLSTM (clip, projection)": _peephole_case,
     "CoupledLSTM (lengths input)": _lengths_case,
     "LSTMVariant(FGR)": _sequence("LSTMVariant(FGR)"),
     "GatedFeedbackRNN": _sequence("GatedFeedbackRNN"),
     "GatedGraph + readouts + GGSNN": _graph_case,
 }
-SEQUENCE_CASES = tuple(name for name in CASES if "Graph" not in name)
+# The trees: open batch and `N` in ONNX from TensorFlow; fixed sizes, with
+# `tree_levels`, in ONNX from PyTorch; fixed sizes in LiteRT.
+TREE_CASES = {
+    "ChildSumTreeLSTM": _tree_case("child_sum"),
+    "NaryTreeLSTM": _tree_case("nary"),
+}
+CASES = {**MODEL_CASES, **TREE_CASES}
+SEQUENCE_CASES = tuple(name for name in MODEL_CASES if "Graph" not in name)
 
 
 def _smaller(feeds):
@@ -218,6 +257,8 @@ def _match(expected, got):
 
 def export_and_run(name, case, fmt, directory):
     """`{"max difference", "finite", "shapes"}` of one case."""
+    if name in TREE_CASES:
+        return case(fmt, directory)
     model, feeds = case()
     # Keras' ONNX export refuses a model that has never been called, even a
     # functional one.

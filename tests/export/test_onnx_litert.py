@@ -2,9 +2,10 @@
 
 `tests/runtime_export_matrix.py` exports each case on one backend and runs
 the file in `onnxruntime` or `ai_edge_litert` (see its docstring for the
-signatures each exporter allows); here every output must be finite and
-equal `predict` to 1e-5. The GG-NN through ONNX from TensorFlow runs in the
-default suite: tf2onnx once turned its outputs into NaN, silently.
+signatures each exporter allows), every family, the Tree-LSTMs included;
+here every output must be finite and equal `predict` to 1e-5. The GG-NN
+through ONNX from TensorFlow runs in the default suite: tf2onnx once
+turned its outputs into NaN, silently.
 """
 
 import json
@@ -20,6 +21,7 @@ from tests._subprocess import skip_unless_installed
 from tests.layers import graph_reference
 from tests.runtime_export_matrix import CASES
 from tests.runtime_export_matrix import SEQUENCE_CASES
+from tests.runtime_export_matrix import TREE_CASES
 from tests.runtime_export_matrix import OnnxRunner
 from tests.runtime_export_matrix import _predict
 
@@ -98,3 +100,8 @@ def test_every_family_runs_in_runtime(backend, fmt):
     for name in SEQUENCE_CASES:
         shapes = {tuple(feeds["frames"]) for feeds in cases[name]["shapes"]}
         assert len(shapes) >= 2, (name, shapes)
+    if (backend, fmt) == ("tensorflow", "onnx"):
+        # The trees with open batch and `N`: other shapes than the model's.
+        for name in TREE_CASES:
+            shapes = cases[name]["shapes"]
+            assert len({tuple(f["children"]) for f in shapes}) >= 2, shapes

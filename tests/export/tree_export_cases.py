@@ -12,9 +12,11 @@ compared with `model.predict`:
 - `onnx` on PyTorch: shapes fixed at export, `tree_levels` included (Keras
   exports fixed shapes with `torch.export`).
 
-Run as a module with `KERAS_BACKEND` set, it prints a JSON report of every
-case of that backend as its last line (tests/export/test_tree_onnx_litert.py
-runs it for PyTorch).
+The runtime matrix (tests/runtime_export_matrix.py) runs the ONNX and
+LiteRT cases of every backend. Run as a module with `KERAS_BACKEND=torch`,
+this prints a JSON report of the PyTorch-only cases (`torch.export`, and
+the refusal of open sizes) as its last line
+(tests/export/test_tree_onnx_litert.py runs it).
 """
 
 import json
@@ -100,6 +102,23 @@ def signature(inputs):
     ]
 
 
+def _compare(runs):
+    """`{"max_difference", "finite", "shapes"}` over `runs`, a list of
+    `(inputs, served, expected)`: the largest absolute difference, whether
+    every served value is finite, and each run's input shapes."""
+    return {
+        "max_difference": max(
+            float(np.max(np.abs(np.asarray(got, "float64") - expected)))
+            for _, got, expected in runs
+        ),
+        "finite": all(bool(np.all(np.isfinite(got))) for _, got, _ in runs),
+        "shapes": [
+            {name: list(np.shape(value)) for name, value in inputs.items()}
+            for inputs, _, _ in runs
+        ],
+    }
+
+
 def onnx_open_sizes(family, directory):
     """TensorFlow: ONNX with open batch and `N`; the largest difference
     from `predict` over batches of other shapes, and the input shapes."""
@@ -110,15 +129,14 @@ def onnx_open_sizes(family, directory):
     path = str(Path(directory) / f"{family}.onnx")
     tree_model.export(path, format="onnx", verbose=False)
     session = onnxruntime.InferenceSession(path)
-    differences = []
+    runs = []
     for seed, trees in enumerate(TREES):
         inputs = batch(family, trees, seed)
         expected = tree_model.predict(inputs, verbose=0)
         feed = _feed(session, inputs)
-        got = session.run(None, feed)[0]
-        differences.append(float(np.max(np.abs(got - expected))))
+        runs.append((inputs, session.run(None, feed)[0], expected))
     shapes = {item.name: item.shape for item in session.get_inputs()}
-    return {"max_difference": max(differences), "inputs": shapes}
+    return {**_compare(runs), "inputs": shapes}
 
 
 def fixed_export(family, directory, format, levels):
@@ -155,7 +173,7 @@ def litert_fixed(family, directory):
     runner = Interpreter(model_path=path).get_signature_runner()
     (got,) = runner(**inputs).values()
     expected = tree_model.predict(inputs, verbose=0)
-    return {"max_difference": float(np.max(np.abs(got - expected)))}
+    return _compare([(inputs, got, expected)])
 
 
 def onnx_fixed(family, directory):
@@ -177,14 +195,9 @@ def onnx_fixed(family, directory):
     feed = _feed(session, other)
     got_other = session.run(None, feed)[0]
     expected_other = tree_model.predict(other, verbose=0)
-    return {
-        "max_difference": float(
-            max(
-                np.max(np.abs(got - expected)),
-                np.max(np.abs(got_other - expected_other)),
-            )
-        )
-    }
+    return _compare(
+        [(inputs, got, expected), (other, got_other, expected_other)]
+    )
 
 
 def torch_export(family):
@@ -230,15 +243,11 @@ def torch_open_sizes_refused(family, directory):
 
 
 def cases():
-    """`{name: function(directory)}` of this backend's cases."""
-    backend = keras.backend.backend()
+    """`{name: function(directory)}` of the PyTorch-only cases (the ONNX
+    and LiteRT ones run in tests/runtime_export_matrix.py)."""
     found = {}
-    for family in FAMILIES:
-        if backend == "tensorflow":
-            found[f"{family} onnx"] = lambda d, f=family: onnx_open_sizes(f, d)
-            found[f"{family} litert"] = lambda d, f=family: litert_fixed(f, d)
-        elif backend == "torch":
-            found[f"{family} onnx"] = lambda d, f=family: onnx_fixed(f, d)
+    if keras.backend.backend() == "torch":
+        for family in FAMILIES:
             found[f"{family} torch.export"] = lambda d, f=family: torch_export(
                 f
             )
