@@ -146,19 +146,32 @@ class GatedFeedbackRNN(CellRNN):
 def _carry_last_valid(outputs, mask):
     """`outputs[b, t]` replaced by `outputs[b, s]`, `s` the last step `<= t`
     that `mask` keeps (zeros before the first), as TensorFlow's loop does."""
-    # A running maximum, without a scan over the time axis: jax2tf cannot
-    # export an associative scan over an open number of steps. The kept
-    # steps sorted first, in order (unique keys), and the count of kept
-    # steps up to `t` picks the last of them.
+    # A running maximum, without a scan over the time axis (jax2tf cannot
+    # export an associative scan over an open number of steps) and without
+    # a sort or a scatter (LiteRT runs neither, so a SavedModel made on JAX
+    # would not convert): pointer jumping. `latest[b, t]` starts at `t` if
+    # the step is kept, else at `t - 1`; while it points at a step that is
+    # not kept, it takes that step's pointer, which doubles the distance
+    # covered: ceil(log2(longest masked run)) + 1 gathers.
     mask = ops.cast(mask, "bool")
     timesteps = ops.shape(mask)[1]
     steps = ops.arange(timesteps, dtype="int32")[None, :]
-    kept_first = ops.argsort(ops.where(mask, steps, steps + timesteps), axis=1)
-    kept = ops.cumsum(ops.cast(mask, "int32"), axis=1)
-    latest = ops.where(
-        kept > 0,
-        ops.take_along_axis(kept_first, ops.maximum(kept - 1, 0), axis=1),
-        -1,
+    latest = ops.where(mask, steps, steps - 1)
+
+    def pending(latest):
+        return ops.logical_and(
+            latest >= 0,
+            ops.logical_not(
+                ops.take_along_axis(mask, ops.maximum(latest, 0), axis=1)
+            ),
+        )
+
+    def jump(latest):
+        jumped = ops.take_along_axis(latest, ops.maximum(latest, 0), axis=1)
+        return (ops.where(pending(latest), jumped, latest),)
+
+    (latest,) = ops.while_loop(
+        lambda latest: ops.any(pending(latest)), jump, (latest,)
     )
     carried = ops.take_along_axis(
         outputs, ops.maximum(latest, 0)[:, :, None], axis=1

@@ -8,7 +8,8 @@ in `input_signature` (batch and `T`), then the TFLite converter, LiteRT
 builtin ops only. For each case of `FIXED_CASES` this exports the model,
 converts it, runs the file in `ai_edge_litert` and compares it with the
 JAX model's `predict`. It also saves each model of `KERAS_FILES` as a
-`.keras` file with its feeds and JAX outputs (`name.keras`, `name.npz`),
+`.keras` file with its feeds and JAX outputs (`name.keras`,
+`name_inputs.npz`, `name_outputs.npz`),
 for the other route: load on TensorFlow and export there
 (tests/export/test_jax_litert.py). It prints one JSON line: for each case
 `{"max difference", "ops"}` or the error.
@@ -43,18 +44,27 @@ def _gated_feedback(masking):
     return case
 
 
-# Converted from JAX with builtins only.
+def _tree():
+    from tests.export import tree_export_cases as trees
+
+    return trees.model("nary"), trees.batch("nary", trees.TREES[0], 0)
+
+
+# Converted from JAX with builtins only: the sequence families.
 FIXED_CASES = {
     "PeepholeLSTM (Masking, clip, projection)": (
         runtime_export_matrix._peephole_case
     ),
     "CoupledLSTM (lengths input)": runtime_export_matrix._lengths_case,
+    "LSTMVariant(FGR)": runtime_export_matrix._sequence("LSTMVariant(FGR)"),
+    "GatedFeedbackRNN (Masking)": _gated_feedback(masking=True),
     "GatedFeedbackRNN (no mask)": _gated_feedback(masking=False),
 }
-# Saved as `.keras` files for TensorFlow to export: the masked
-# `GatedFeedbackRNN` does not convert from JAX (a sort).
+# Saved as `.keras` files for TensorFlow to export: a sequence model, and
+# a Tree-LSTM, which does not convert from JAX (its level schedule sorts).
 KERAS_FILES = {
     "gated_feedback_masked": _gated_feedback(masking=True),
+    "nary_tree": _tree,
 }
 
 
@@ -109,7 +119,8 @@ def main(directory):
         model, feeds = case()
         model.save(directory / f"{name}.keras")
         expected = runtime_export_matrix._predict(model, feeds)
-        np.savez(directory / f"{name}.npz", **feeds, **expected)
+        np.savez(directory / f"{name}_inputs.npz", **feeds)
+        np.savez(directory / f"{name}_outputs.npz", **expected)
     print(json.dumps(report))
 
 

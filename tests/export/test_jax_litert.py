@@ -46,33 +46,39 @@ def test_fixed_shapes_from_jax_builtin_ops(made_on_jax):
 
 
 @pytest.mark.slow
-def test_keras_file_from_jax_exports_on_tensorflow(made_on_jax, tmp_path):
-    """The masked `GatedFeedbackRNN` does not convert from JAX: its
-    `.keras` file, saved on JAX, loads on TensorFlow and exports there."""
+@pytest.mark.parametrize("name", sorted(jax_litert_cases.KERAS_FILES))
+def test_keras_file_from_jax_exports_on_tensorflow(made_on_jax, name, tmp_path):
+    """A `.keras` file saved on JAX loads on TensorFlow and exports to
+    LiteRT there (fixed shapes, builtin ops), for every family: the route
+    for the models that do not convert from JAX (the trees, the graphs)."""
     if keras.backend.backend() != "tensorflow":
         pytest.skip("LiteRT export runs on TensorFlow")
     import tensorflow as tf
     from ai_edge_litert.interpreter import Interpreter
 
     directory, _ = made_on_jax
-    model = keras.saving.load_model(directory / "gated_feedback_masked.keras")
-    saved = np.load(directory / "gated_feedback_masked.npz")
-    frames = saved["frames"]
-    path = str(tmp_path / "gated_feedback.tflite")
+    model = keras.saving.load_model(directory / f"{name}.keras")
+    with np.load(directory / f"{name}_inputs.npz") as arrays:
+        feeds = {key: arrays[key] for key in arrays.files}
+    with np.load(directory / f"{name}_outputs.npz") as arrays:
+        (expected,) = (arrays[key] for key in arrays.files)
+    names = [tensor.name for tensor in model.inputs]
+    specs = {
+        key: keras.InputSpec(
+            shape=feeds[key].shape, dtype=str(feeds[key].dtype), name=key
+        )
+        for key in names
+    }
+    path = str(tmp_path / f"{name}.tflite")
     model.export(
         path,
         format="litert",
         verbose=False,
-        input_signature=[
-            keras.InputSpec(shape=frames.shape, dtype="float32", name="frames")
-        ],
+        input_signature=[specs] if len(names) > 1 else [specs[names[0]]],
         target_spec={"supported_ops": [tf.lite.OpsSet.TFLITE_BUILTINS]},
     )
     (served,) = (
-        Interpreter(model_path=path)
-        .get_signature_runner()(frames=frames)
-        .values()
+        Interpreter(model_path=path).get_signature_runner()(**feeds).values()
     )
-    np.testing.assert_allclose(served, saved["output_0"], atol=ATOL)
-    # The padding of the masked steps is junk (3.0): the mask was kept.
-    print(float(np.max(np.abs(served - saved["output_0"]))))
+    print(name, float(np.max(np.abs(served - expected))))
+    np.testing.assert_allclose(served, expected, atol=ATOL)

@@ -318,3 +318,29 @@ def test_cell_type_tanh_is_the_old_name_of_simple():
     new.build(x.shape)
     new.set_weights(old.get_weights())
     np.testing.assert_array_equal(old(x), new(x))
+
+
+def test_carry_last_valid_matches_a_loop():
+    """JAX's masked path carries each sequence's last kept output (pointer
+    jumping, no sort: a SavedModel made on JAX converts to LiteRT); against
+    a plain loop, long masked runs and empty sequences included."""
+    from keras_recurrent.layers.gated_feedback_rnn import _carry_last_valid
+
+    rng = np.random.default_rng(3)
+    mask = rng.random((6, 37)) < 0.3
+    mask[0] = False  # nothing kept
+    mask[1] = True
+    mask[2] = False
+    mask[2, [0, 36]] = True  # a masked run of 35 steps
+    mask[3] = False
+    mask[3, 20] = True
+    outputs = rng.normal(size=(6, 37, 2)).astype("float32")
+    expected = np.zeros_like(outputs)
+    for b in range(6):
+        last = None
+        for t in range(37):
+            last = t if mask[b, t] else last
+            if last is not None:
+                expected[b, t] = outputs[b, last]
+    carried = keras.ops.convert_to_numpy(_carry_last_valid(outputs, mask))
+    np.testing.assert_array_equal(carried, expected)
