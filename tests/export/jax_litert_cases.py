@@ -1,16 +1,16 @@
-"""Sequence models made on JAX, to LiteRT (issue 44).
+"""Models made on JAX, to LiteRT (issue 44).
 
     KERAS_BACKEND=jax python -m tests.export.jax_litert_cases DIRECTORY
 
 Keras' `model.export(format="litert")` refuses the JAX backend. The route
-that works from JAX: `kr.export.export_saved_model` with every size fixed
-in `input_signature` (batch and `T`), then the TFLite converter, LiteRT
-builtin ops only. For each case of `FIXED_CASES` this exports the model,
-converts it, runs the file in `ai_edge_litert` and compares it with the
-JAX model's `predict`. It also saves each model of `KERAS_FILES` as a
-`.keras` file with its feeds and JAX outputs (`name.keras`,
-`name_inputs.npz`, `name_outputs.npz`),
-for the other route: load on TensorFlow and export there
+that works from JAX for the sequence families: `kr.export.export_saved_model`
+with every size fixed in `input_signature` (batch and `T`), then the TFLite
+converter, LiteRT builtin ops only. For each case of `FIXED_CASES` this
+exports the model, converts it, runs the file in `ai_edge_litert` and
+compares it with the JAX model's `predict`. It also saves each model of
+`KERAS_FILES` as a `.keras` file with its feeds and JAX outputs
+(`name.keras`, `name_inputs.npz`, `name_outputs.npz`), for the route of
+every family: load on TensorFlow and export there
 (tests/export/test_jax_litert.py). It prints one JSON line: for each case
 `{"max difference", "ops"}` or the error.
 """
@@ -61,7 +61,8 @@ FIXED_CASES = {
     "GatedFeedbackRNN (no mask)": _gated_feedback(masking=False),
 }
 # Saved as `.keras` files for TensorFlow to export: a sequence model, and
-# a Tree-LSTM, which does not convert from JAX (its level schedule sorts).
+# a Tree-LSTM, which does not convert from JAX (its tree checks sort, and
+# LiteRT does not run the scatters of its parents' segment min and max).
 KERAS_FILES = {
     "gated_feedback_masked": _gated_feedback(masking=True),
     "nary_tree": _tree,
