@@ -504,13 +504,15 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
             )
 
         backend = keras.backend.backend()
-        if isinstance(stop, int):
-            # A host schedule: as many steps as it has levels, a static
-            # number (JAX differentiates a `fori_loop` of static bounds).
-            if backend != "tensorflow":
-                return ops.fori_loop(first, stop, step, arrays)
-            most = stop - first
-        elif backend == "jax" and most is not None:
+        if schedule["dense"] and backend != "tensorflow":
+            # Every step of a host schedule, a static number: JAX
+            # differentiates a `fori_loop` of static bounds, and PyTorch's
+            # exports record no loop of a tensor's length (the padding
+            # steps past `stop` write nothing). On JAX a `cond` that skipped
+            # them would cost more than they do: its residuals are stacked
+            # for every step.
+            return ops.fori_loop(first, first + most, step, arrays)
+        if backend == "jax" and most is not None:
             # A loop with static bounds (JAX differentiates no
             # `while_loop`); the levels past the last one are skipped.
             def jax_body(level, arrays):
