@@ -17,6 +17,7 @@ from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_stateful_batch
+from keras_recurrent.layers._sequence_checks import refuse_traced_open_steps
 
 # The options of `keras.layers.RNN` that the layers take; each is a boolean
 # that defaults to `False`.
@@ -165,12 +166,15 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             # As `keras.layers.LSTM`: cuDNN kernels do not compile with XLA.
             self.supports_jit = False
 
-    # The last-axis size the layer was built for (`None` until built).
+    # The last-axis size and the number of steps the layer was built for
+    # (`None` until built, or where open).
     _built_features = None
+    _built_steps = None
 
     def build(self, sequences_shape, initial_state_shape=None):
         sequences_shape = check_sequence_shape(self, sequences_shape)
         self._built_features = sequences_shape[-1]
+        self._built_steps = sequences_shape[1]
         super().build(sequences_shape, initial_state_shape)
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
@@ -178,6 +182,7 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             self, sequences, self._built_features, cast_integers=True
         )
         mask = check_mask(self, mask, sequences)
+        refuse_traced_open_steps(self, sequences, self._built_steps)
         if self.stateful and initial_state is None and self.states is not None:
             sequences = check_stateful_batch(self, sequences)
         sequences = zero_masked_steps(sequences, mask)
