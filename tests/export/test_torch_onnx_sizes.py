@@ -71,7 +71,7 @@ def test_torch_onnx_open_sizes_refused_fixed_sizes_served():
     assert set(REFUSED_BY) < set(cases), sorted(cases)
     for name, result in cases.items():
         if name in REFUSED_BY:
-            # Before: exported, then wrong (0.52 for LSTMVariant("NP") at
+            # Before: exported, then wrong (0.35 for LSTMVariant("NP") at
             # T=5), or a `Split` failure in ONNX Runtime, or (graphs) an
             # unsupported `take_along_dim`.
             message = result.get("refused")
