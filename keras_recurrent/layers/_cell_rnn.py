@@ -11,6 +11,7 @@ from keras_recurrent._compat import cudnn_ok
 from keras_recurrent._compat import fused_lstm
 from keras_recurrent._compat import rnn_inner_loop
 from keras_recurrent.layers._cell_layer import CellLayer
+from keras_recurrent.layers._concrete import torchscript_tracing
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
@@ -243,12 +244,25 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             output, new_states = cell.step(inputs, states, loop_state)
             return output, [new_states[i] for i in order]
 
+        go_backwards = self.go_backwards
+        if go_backwards and torchscript_tracing():
+            # Keras' PyTorch loop, traced (ONNX export with an open batch),
+            # reverses by the maximum of the traced 0-d `T`, an ONNX
+            # `ReduceMax` that ONNX Runtime refuses to load. The same loop,
+            # forwards over the reversed steps (outputs in loop order, as
+            # Keras gives them).
+            step_inputs = keras.tree.map_structure(
+                lambda x: ops.flip(x, axis=1), step_inputs
+            )
+            mask = None if mask is None else ops.flip(mask, axis=1)
+            go_backwards = False
+
         last_output, outputs, states = rnn_inner_loop(
             step,
             step_inputs,
             [initial_state[i] for i in order],
             mask,
-            go_backwards=self.go_backwards,
+            go_backwards=go_backwards,
             unroll=self.unroll,
             stateful=self.stateful,
             zero_output_for_mask=zero_output_for_mask,
