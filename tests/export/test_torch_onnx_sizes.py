@@ -67,7 +67,7 @@ def test_torch_onnx_open_sizes_refused_fixed_sizes_served():
     )
     assert report["backend"] == "torch"
     cases = report["cases"]
-    assert len(cases) == 11, sorted(cases)
+    assert len(cases) == 12, sorted(cases)
     assert set(REFUSED_BY) < set(cases), sorted(cases)
     for name, result in cases.items():
         if name in REFUSED_BY:

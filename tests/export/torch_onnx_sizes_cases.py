@@ -30,6 +30,7 @@ import keras_recurrent as kr
 from tests import export_matrix
 from tests.runtime_export_matrix import OnnxRunner
 from tests.runtime_export_matrix import _graph_case
+from tests.runtime_export_matrix import _match
 from tests.runtime_export_matrix import _signature
 
 FEATURES = export_matrix.FEATURES
@@ -147,6 +148,46 @@ def graph_open_sizes(directory):
     )
 
 
+def readouts_open_sizes(directory):
+    """`GraphReadout` and `NodeSelection` over given node states: no loop
+    and no graph checks, so TorchScript's trace keeps batch and `N` open."""
+    states = keras.Input((None, UNITS), name="states")
+    nodes = keras.Input((None, FEATURES), name="nodes")
+    mask = keras.Input((None,), dtype="bool", name="mask")
+    inputs = [states, nodes, mask]
+    model = keras.Model(
+        {"states": states, "nodes": nodes, "mask": mask},
+        {
+            "graph": kr.layers.GraphReadout(3, name="graph")(inputs),
+            "node": kr.layers.NodeSelection(name="node")(inputs),
+        },
+    )
+    export_matrix._set_weights(model, 5)
+    rng = np.random.default_rng(5)
+
+    def feeds(batch, num_nodes):
+        sizes = rng.integers(1, num_nodes + 1, size=(batch, 1))
+        return {
+            "states": rng.normal(size=(batch, num_nodes, UNITS)),
+            "nodes": rng.normal(size=(batch, num_nodes, FEATURES)),
+            "mask": np.arange(num_nodes)[None] < sizes,
+        }
+
+    first = feeds(3, 6)
+    model.predict(first, verbose=0)
+    path = directory / "readouts.onnx"
+    model.export(str(path), format="onnx", verbose=False)
+    runner = OnnxRunner(path)
+    difference, shapes = 0.0, []
+    for served in (first, feeds(2, 9)):
+        expected = model.predict(served, verbose=0)
+        got = runner(served)
+        for want, have in _match(expected, got):
+            difference = max(difference, float(np.max(np.abs(have - want))))
+        shapes.append(list(served["states"].shape))
+    return {"max difference": difference, "shapes": shapes}
+
+
 def cases():
     found = {}
     for name, make in SEQUENCE_LAYERS.items():
@@ -157,6 +198,7 @@ def cases():
     found["PeepholeLSTM built for one step"] = one_step_model
     found["PeepholeLSTM eager, torch.compile, torch.export"] = other_torch_paths
     found["GatedGraph open sizes"] = graph_open_sizes
+    found["GraphReadout, NodeSelection open sizes"] = readouts_open_sizes
     return found
 
 
