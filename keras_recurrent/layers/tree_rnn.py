@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import on_meta_device
+from keras_recurrent.layers._concrete import refuse_torchscript_trace
 from keras_recurrent.layers._concrete import torch_exporting
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._tree_checks import bad_trees
@@ -39,24 +40,6 @@ _WARNED = weakref.WeakSet()
 # `tree_levels` over with it (656 against 37 ms under XLA, 2551 against
 # 54 ms on JAX; TensorFlow without XLA took 21 ms).
 UNSCHEDULED_COST = "about 18x slower under TensorFlow's XLA and 47x on JAX"
-
-
-def _refuse_torchscript_trace(layer):
-    """Raises under TorchScript's trace, which would bake the traced
-    sizes into the model (ONNX export on PyTorch falls back to it, and
-    takes it at once where a size is open)."""
-    import torch
-
-    if torch.jit.is_tracing():
-        raise ValueError(
-            f"{type(layer).__name__} {layer.name!r}: TorchScript's trace "
-            "(which `model.export(..., format='onnx')` runs on PyTorch where "
-            "an input size is open, or where `torch.export` failed) would "
-            "bake the traced sizes into the model. Export with an "
-            "`input_signature` whose sizes are all known (batch, `N`, and "
-            "`tree_levels`' `(L, W)`): Keras then exports with "
-            "`torch.export`, which the tree layers support."
-        )
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -293,7 +276,13 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
         children, checked = children_as_int32(self, children, node_mask)
         exporting = keras.backend.backend() == "torch" and torch_exporting()
         if exporting:
-            _refuse_torchscript_trace(self)
+            refuse_torchscript_trace(
+                self,
+                "the traced sizes",
+                "Export with an `input_signature` whose sizes are all known "
+                "(batch, `N`, and `tree_levels`' `(L, W)`): Keras then "
+                "exports with `torch.export`, which the tree layers support.",
+            )
         if exporting and levels is None:
             raise ValueError(
                 f"{type(self).__name__} {self.name!r}: PyTorch exports "
