@@ -368,12 +368,13 @@ def backend_run(args):
             )
     if backend in ("tensorflow", "jax"):
         for fixed in (False, True):
-            compiles, buckets, num_batches, step = count_compilations(
+            compiles, buckets, num_batches, shapes, step = count_compilations(
                 args, level_shapes=fixed
             )
             print(
                 f"compilations over one epoch of {num_batches} bucketed "
-                f"batches ({buckets} buckets), with tree_levels"
+                f"batches ({buckets} buckets, {shapes} batch shapes), with "
+                "tree_levels"
                 + (" of level_shapes from the data" if fixed else "")
                 + (", XLA" if backend == "tensorflow" else "")
                 + f": {compiles} (median step {1000 * step:.1f} ms)"
@@ -410,7 +411,7 @@ def bucketed_dataset(args, level_shapes=False):
     by size and padded to the bucket boundaries (the documented
     pipeline), and its number of buckets."""
     data = kr.datasets.listops(
-        args.batch_size * args.num_batches * 2,
+        args.batch_size * args.compile_batches,
         max_length=args.max_length,
         seed=args.seed + 1,
     )
@@ -419,7 +420,7 @@ def bucketed_dataset(args, level_shapes=False):
             kr.trees.encode_tree(tree, vocabulary=VOCABULARY, num_children=5)
             for tree in data["trees"]
         ]
-        width, boundaries = 5, [32, 64, 128]
+        width, boundaries = 5, [16, 32, 64, 128]
     else:
         encoded = [
             kr.trees.encode_tree(
@@ -430,7 +431,7 @@ def bucketed_dataset(args, level_shapes=False):
             )
             for tree in data["trees"]
         ]
-        width, boundaries = 2, [64, 128, 256]
+        width, boundaries = 2, [32, 64, 128, 256]
     encoded = [
         (tree, label)
         for tree, label in zip(encoded, data["labels"], strict=True)
@@ -504,7 +505,8 @@ def count_compilations(args, level_shapes=False):
         start = time.perf_counter()
         np.asarray(step(inputs, labels))
         times.append(time.perf_counter() - start)
-    return compiles, buckets, len(batches), statistics.median(times)
+    shapes = len({tuple(a.shape for a in inputs) for inputs, _ in batches})
+    return compiles, buckets, len(batches), shapes, statistics.median(times)
 
 
 def main():
@@ -514,6 +516,13 @@ def main():
     )
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--num-batches", type=int, default=4)
+    parser.add_argument(
+        "--compile-batches",
+        type=int,
+        default=24,
+        help="trees (in batches) of the bucketed epoch whose compilations "
+        "are counted (with --backend)",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-length", type=int, default=100)
     parser.add_argument("--units", type=int, default=64)

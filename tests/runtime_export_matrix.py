@@ -17,8 +17,10 @@ The signatures, as each exporter allows:
   `N`, `E`); each file is run at two sizes.
 - ONNX from PyTorch: Keras traces with TorchScript when a size is open and
   with the sample inputs of ones it makes; sequences get an open batch and
-  a fixed `T`, graphs fixed sizes (their checks refuse graphs of ones with
-  `N = 1`), which Keras exports with `torch.export`.
+  a fixed `T` (the layers refuse the trace of an open one), graphs fixed
+  sizes (the graph layers refuse TorchScript's trace), which Keras exports
+  with `torch.export`; tests/export/test_torch_onnx_sizes.py checks the
+  refusals.
 - LiteRT from TensorFlow: fixed shapes, TFLite builtin ops only (no Select
   TF ops, so the plain `ai_edge_litert` runtime runs every file); the
   sequence models also with batch 1 and an open `T`, run at two lengths.

@@ -11,12 +11,14 @@ from keras_recurrent._compat import cudnn_ok
 from keras_recurrent._compat import fused_lstm
 from keras_recurrent._compat import rnn_inner_loop
 from keras_recurrent.layers._cell_layer import CellLayer
+from keras_recurrent.layers._concrete import torchscript_tracing
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
 from keras_recurrent.layers._sequence_checks import check_stateful_batch
+from keras_recurrent.layers._sequence_checks import refuse_traced_open_steps
 
 # The options of `keras.layers.RNN` that the layers take; each is a boolean
 # that defaults to `False`.
@@ -165,12 +167,15 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             # As `keras.layers.LSTM`: cuDNN kernels do not compile with XLA.
             self.supports_jit = False
 
-    # The last-axis size the layer was built for (`None` until built).
+    # The last-axis size and the number of steps the layer was built for
+    # (`None` until built, or where open).
     _built_features = None
+    _built_steps = None
 
     def build(self, sequences_shape, initial_state_shape=None):
         sequences_shape = check_sequence_shape(self, sequences_shape)
         self._built_features = sequences_shape[-1]
+        self._built_steps = sequences_shape[1]
         super().build(sequences_shape, initial_state_shape)
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
@@ -178,6 +183,7 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             self, sequences, self._built_features, cast_integers=True
         )
         mask = check_mask(self, mask, sequences)
+        refuse_traced_open_steps(self, sequences, self._built_steps)
         if self.stateful and initial_state is None and self.states is not None:
             sequences = check_stateful_batch(self, sequences)
         sequences = zero_masked_steps(sequences, mask)
@@ -238,12 +244,25 @@ class CellRNN(CellLayer, KnownRankInputs, keras.layers.RNN):
             output, new_states = cell.step(inputs, states, loop_state)
             return output, [new_states[i] for i in order]
 
+        go_backwards = self.go_backwards
+        if go_backwards and torchscript_tracing():
+            # Keras' PyTorch loop, traced (ONNX export with an open batch),
+            # reverses by the maximum of the traced 0-d `T`, an ONNX
+            # `ReduceMax` that ONNX Runtime refuses to load. The same loop,
+            # forwards over the reversed steps (outputs in loop order, as
+            # Keras gives them).
+            step_inputs = keras.tree.map_structure(
+                lambda x: ops.flip(x, axis=1), step_inputs
+            )
+            mask = None if mask is None else ops.flip(mask, axis=1)
+            go_backwards = False
+
         last_output, outputs, states = rnn_inner_loop(
             step,
             step_inputs,
             [initial_state[i] for i in order],
             mask,
-            go_backwards=self.go_backwards,
+            go_backwards=go_backwards,
             unroll=self.unroll,
             stateful=self.stateful,
             zero_output_for_mask=zero_output_for_mask,

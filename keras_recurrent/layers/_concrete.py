@@ -86,3 +86,35 @@ def torch_exporting():
     import torch
 
     return torch.compiler.is_exporting() or torch.jit.is_tracing()
+
+
+def torchscript_tracing():
+    """Whether PyTorch's TorchScript trace (`torch.jit.trace`) runs: never
+    on the other backends."""
+    if keras.backend.backend() != "torch":
+        return False
+    import torch
+
+    return torch.jit.is_tracing()
+
+
+def refuse_torchscript_trace(layer, baked, remedy):
+    """Raises a `ValueError` naming `layer` under TorchScript's trace.
+
+    `model.export(..., format="onnx")` on PyTorch traces the model with
+    `torch.jit.trace` (with sample inputs of ones) where an input size is
+    open, or where `torch.export` failed. The trace runs Python once, so a
+    loop over a size, or control flow on the sample values, is baked into
+    the file as traced. The layers whose computation depends so on a size
+    call this where the trace would be wrong; `baked` says what the trace
+    would bake in, `remedy` what to export instead. Nothing happens on
+    other backends, nor under eager PyTorch, `torch.compile` or
+    `torch.export` (whose loops run over sizes fixed in the graph).
+    """
+    if torchscript_tracing():
+        raise ValueError(
+            f"{type(layer).__name__} {layer.name!r}: TorchScript's trace "
+            "(which `model.export(..., format='onnx')` runs on PyTorch where "
+            "an input size is open, or where `torch.export` failed) would "
+            f"bake {baked} into the model. {remedy}"
+        )

@@ -29,6 +29,7 @@ from keras_recurrent.graphs.validation import check_graph_shapes
 from keras_recurrent.graphs.validation import find_graph_problem
 from keras_recurrent.graphs.validation import graph_flags
 from keras_recurrent.layers._concrete import on_meta_device
+from keras_recurrent.layers._concrete import refuse_torchscript_trace
 from keras_recurrent.layers._tf_checks import after_assertions
 from keras_recurrent.layers._tf_checks import assert_rules
 from keras_recurrent.layers._tf_checks import check_host_arrays
@@ -69,6 +70,14 @@ def prepare_graph_inputs(layer, inputs, num_edge_types, features=None):
     """
     tensors = unpack_graph_inputs(layer, inputs)
     check_static_graph_inputs(layer, tensors, features)
+    refuse_torchscript_trace(
+        layer,
+        "the traced sizes (Keras traces an open size as 1)",
+        "Export with an `input_signature` whose sizes are all known "
+        "(batch, `N` and `E`): Keras then exports with `torch.export`, "
+        "which the graph layers support. ONNX export from TensorFlow keeps "
+        "them open.",
+    )
     checked = raise_problem(
         layer, find_graph_problem, *tensors[1:], num_edge_types=num_edge_types
     )

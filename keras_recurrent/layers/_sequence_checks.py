@@ -14,6 +14,8 @@ from keras_recurrent._rules import check_built_width
 from keras_recurrent._rules import check_ranks
 from keras_recurrent._rules import check_sizes
 from keras_recurrent.layers._concrete import in_xla_context
+from keras_recurrent.layers._concrete import refuse_torchscript_trace
+from keras_recurrent.layers._concrete import torchscript_tracing
 from keras_recurrent.layers._tf_checks import after_assertions
 
 
@@ -54,6 +56,36 @@ def check_sequences(
         check_built_width(shape, features, name)
         check_at_least_one("timestep", name, shape)
     return sequences
+
+
+def refuse_traced_open_steps(layer, sequences, built_steps):
+    """Raises under TorchScript's trace of an open number of steps.
+
+    The layers' time loops run in Python on PyTorch: TorchScript's trace
+    (ONNX export on PyTorch where a size is open) unrolls them over the
+    traced `T`, which Keras sets to 1 where the `input_signature` leaves
+    it open, and the file then fails or, where Keras' own loop runs (its
+    LSTM kernel, a wrapped `keras.layers.LSTM`), answers wrongly at any
+    other `T`. A traced `T` of 1 counts as open unless the layer was built
+    for one step (`built_steps`, the `T` of its `build` shape).
+    """
+    if not torchscript_tracing() or built_steps == 1:
+        return
+    if int(sequences.shape[1]) != 1:
+        return
+    features = sequences.shape[-1]
+    refuse_torchscript_trace(
+        layer,
+        "its loop over the traced number of steps (1, as Keras traces an "
+        "open `T`)",
+        "The file would fail, or answer wrongly, for any other number of "
+        "steps. For ONNX export on PyTorch, fix the number of steps in the "
+        "`input_signature`, e.g. `model.export(path, format='onnx', "
+        f"input_signature=[keras.InputSpec(shape=(None, 50, {features}))])`"
+        " (the batch size may stay open); ONNX export from TensorFlow keeps "
+        "`T` open. Received: inputs.shape="
+        f"{tuple(int(size) for size in sequences.shape)}",
+    )
 
 
 def check_mask(layer, mask, sequences):

@@ -22,9 +22,12 @@ A schedule holds:
   the loop's inputs, the children's state rows `(M, K)` (the zero row in
   empty slots), the state rows written, and `None` or `(M,)` bool, whether
   each entry is a node (the others write zeros).
-- `bounds`: `(first, stop, most)`, the steps `first <= level < stop`; a
-  Python `stop` is a loop of static length; `most` bounds a tensor `stop`
-  where XLA's gradient or JAX need it.
+- `bounds`: `(first, stop, most)`, the steps `first <= level < stop`, a
+  tensor `stop`; `most` (or `None`) bounds it where XLA's gradient, JAX or
+  PyTorch's exports need a loop of static length.
+- `dense`: whether most of the `most` steps update nodes (a host
+  schedule): where a loop must have a static length (JAX, PyTorch's
+  exports) it runs them all rather than skip those past `stop`.
 - `add_into_zeros`: whether a step adds its states into the zero rows it
   writes (one in-place scatter-add under XLA) instead of updating them.
 - `node_states`: `(B * N,)`, each node's state row (the zero row for
@@ -152,7 +155,9 @@ def good_child_rows(children, real, bad):
     return flat_good, child_rows
 
 
-def padded_schedule(flat_good, child_rows, real, bad, level_rows, bounds):
+def padded_schedule(
+    flat_good, child_rows, real, bad, level_rows, bounds, dense=False
+):
     """A schedule over every row of the padded batch (static shapes): what
     `static_schedule` and `host_schedule` share. `flat_good` and
     `child_rows` are `good_child_rows`'; `level_rows(level, child_rows)`
@@ -171,6 +176,7 @@ def padded_schedule(flat_good, child_rows, real, bad, level_rows, bounds):
         "num_states": total,
         "level_rows": lambda level: level_rows(level, child_rows),
         "bounds": bounds,
+        "dense": dense,
         "add_into_zeros": True,
         "node_states": lambda: None,
         "roots": lambda: root_rows(real),
@@ -265,6 +271,7 @@ def dynamic_schedule(index, parent, real):
         "num_states": index["num_real"],
         "level_rows": level_rows,
         "bounds": (1, order["num_levels"], None),
+        "dense": False,
         "add_into_zeros": False,
         "node_states": lambda: ops.take(slot, index_of[:total]),
         "roots": lambda: ops.take(slot, ops.take(index_of, root_rows(real))),

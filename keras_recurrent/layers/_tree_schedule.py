@@ -216,11 +216,21 @@ def host_schedule(levels, children, real, bad):
     if num_steps is None:
         # A `tf.function` traced for any shape, compiled by XLA for each.
         num_steps = ops.shape(step_rows)[0]
+    # Under XLA the loop stops after the last step that updates a node: the
+    # padding steps of a schedule padded to a fixed `L` (`pad_tree_levels`,
+    # `padded_batch`'s `level_shapes`, `tree_levels`' rounding) cost
+    # nothing there.
+    updates = ops.any(ops.less(step_rows, total), axis=1)
+    used = ops.max(
+        ops.where(updates, ops.arange(1, num_steps + 1, dtype="int32"), 0),
+        initial=0,
+    )
     return padded_schedule(
         flat_good,
         child_rows,
         real,
         bad,
         level_rows,
-        (0, num_steps, num_steps),
+        (0, used, num_steps),
+        dense=True,
     )

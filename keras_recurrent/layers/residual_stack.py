@@ -16,6 +16,7 @@ from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import refuse_traced_open_steps
 from keras_recurrent.layers.sequence_pooling import SequencePooling
 
 _RNN_LAYERS = (keras.layers.RNN, keras.layers.Bidirectional)
@@ -129,8 +130,10 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
           Translation](https://arxiv.org/abs/1906.01787)
     """
 
-    # The last-axis size the layer was built for (`None` until built).
+    # The last-axis size and the number of steps the layer was built for
+    # (`None` until built, or where open).
     _built_features = None
+    _built_steps = None
 
     def __init__(
         self,
@@ -213,6 +216,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
     def build(self, input_shape):
         shape = check_sequence_shape(self, input_shape, known_features=True)
         self._built_features = shape[-1]
+        self._built_steps = shape[1]
         # One entry per RNN, `None` where there is no such sublayer.
         self.layer_norms = []
         self.projections = []
@@ -259,6 +263,7 @@ class ResidualStack(KnownRankInputs, keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, self._built_features)
         mask = check_mask(self, mask, inputs)
+        refuse_traced_open_steps(self, inputs, self._built_steps)
         outputs = inputs
         if mask is not None:
             # NaN or inf at a masked step would reach the gradients through

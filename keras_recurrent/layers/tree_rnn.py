@@ -11,6 +11,7 @@ from keras_recurrent._checks import check_known_last_axis
 from keras_recurrent._rules import unpack_inputs
 from keras_recurrent.layers._concrete import in_xla_context
 from keras_recurrent.layers._concrete import on_meta_device
+from keras_recurrent.layers._concrete import refuse_torchscript_trace
 from keras_recurrent.layers._concrete import torch_exporting
 from keras_recurrent.layers._known_rank import KnownRankInputs
 from keras_recurrent.layers._tree_checks import bad_trees
@@ -39,24 +40,6 @@ _WARNED = weakref.WeakSet()
 # `tree_levels` over with it (656 against 37 ms under XLA, 2551 against
 # 54 ms on JAX; TensorFlow without XLA took 21 ms).
 UNSCHEDULED_COST = "about 18x slower under TensorFlow's XLA and 47x on JAX"
-
-
-def _refuse_torchscript_trace(layer):
-    """Raises under TorchScript's trace, which would bake the traced
-    sizes into the model (ONNX export on PyTorch falls back to it, and
-    takes it at once where a size is open)."""
-    import torch
-
-    if torch.jit.is_tracing():
-        raise ValueError(
-            f"{type(layer).__name__} {layer.name!r}: TorchScript's trace "
-            "(which `model.export(..., format='onnx')` runs on PyTorch where "
-            "an input size is open, or where `torch.export` failed) would "
-            "bake the traced sizes into the model. Export with an "
-            "`input_signature` whose sizes are all known (batch, `N`, and "
-            "`tree_levels`' `(L, W)`): Keras then exports with "
-            "`torch.export`, which the tree layers support."
-        )
 
 
 @keras.saving.register_keras_serializable(package="keras_recurrent")
@@ -293,7 +276,13 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
         children, checked = children_as_int32(self, children, node_mask)
         exporting = keras.backend.backend() == "torch" and torch_exporting()
         if exporting:
-            _refuse_torchscript_trace(self)
+            refuse_torchscript_trace(
+                self,
+                "the traced sizes",
+                "Export with an `input_signature` whose sizes are all known "
+                "(batch, `N`, and `tree_levels`' `(L, W)`): Keras then "
+                "exports with `torch.export`, which the tree layers support.",
+            )
         if exporting and levels is None:
             raise ValueError(
                 f"{type(self).__name__} {self.name!r}: PyTorch exports "
@@ -504,13 +493,15 @@ class TreeRNN(KnownRankInputs, keras.layers.Layer):
             )
 
         backend = keras.backend.backend()
-        if isinstance(stop, int):
-            # A host schedule: as many steps as it has levels, a static
-            # number (JAX differentiates a `fori_loop` of static bounds).
-            if backend != "tensorflow":
-                return ops.fori_loop(first, stop, step, arrays)
-            most = stop - first
-        elif backend == "jax" and most is not None:
+        if schedule["dense"] and backend != "tensorflow":
+            # Every step of a host schedule, a static number: JAX
+            # differentiates a `fori_loop` of static bounds, and PyTorch's
+            # exports record no loop of a tensor's length (the padding
+            # steps past `stop` write nothing). On JAX a `cond` that skipped
+            # them would cost more than they do: its residuals are stacked
+            # for every step.
+            return ops.fori_loop(first, first + most, step, arrays)
+        if backend == "jax" and most is not None:
             # A loop with static bounds (JAX differentiates no
             # `while_loop`); the levels past the last one are skipped.
             def jax_body(level, arrays):

@@ -12,6 +12,7 @@ from keras_recurrent.layers._masking import zero_masked_steps
 from keras_recurrent.layers._sequence_checks import check_mask
 from keras_recurrent.layers._sequence_checks import check_sequence_shape
 from keras_recurrent.layers._sequence_checks import check_sequences
+from keras_recurrent.layers._sequence_checks import refuse_traced_open_steps
 
 # Settings of the wrapped layer that do not make sense per window.
 _UNSUPPORTED_RNN_SETTINGS = (
@@ -94,8 +95,10 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
           https://arxiv.org/abs/1805.10369)
     """
 
-    # The last-axis size the layer was built for (`None` until built).
+    # The last-axis size and the number of steps the layer was built for
+    # (`None` until built, or where open).
     _built_features = None
+    _built_steps = None
 
     def __init__(self, rnn_layer, window, return_sequences=False, **kwargs):
         super().__init__(**kwargs)
@@ -124,6 +127,7 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
             self, input_shape, known_features=True
         )
         self._built_features = input_shape[-1]
+        self._built_steps = input_shape[1]
         if not self.rnn_layer.built:
             self.rnn_layer.build((None, self.window, input_shape[-1]))
 
@@ -145,6 +149,7 @@ class TruncatedRNN(KnownRankInputs, keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         check_sequences(self, inputs, self._built_features)
         mask = check_mask(self, mask, inputs)
+        refuse_traced_open_steps(self, inputs, self._built_steps)
         # The wrapped RNN (Keras' own too) then never sees what is at a
         # masked step: NaN there would otherwise reach the gradients.
         inputs = zero_masked_steps(inputs, mask)

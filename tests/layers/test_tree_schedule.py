@@ -177,3 +177,35 @@ def test_a_packed_schedule_shuffled_with_its_batch_is_caught(monkeypatch):
         np.asarray(layer([x, trees["children"], trees["node_mask"]])),
         atol=1e-5,
     )
+
+
+def test_the_loop_stops_after_the_last_step_that_updates_a_node():
+    # Under XLA the padding steps of a host schedule (rounding,
+    # `pad_tree_levels`, `level_shapes`) are not run: the loop's `stop` is
+    # the last step that lists a node, its `most` the schedule's `L`.
+    from keras_recurrent.layers._tree_schedule import host_schedule
+
+    _, trees = _batch(False)
+    children, node_mask = trees["children"], trees["node_mask"]
+    levels = kr.trees.tree_levels(children, node_mask, round_up=False)
+    padded = kr.trees.pad_tree_levels(levels, (levels.shape[1] + 5, 3))
+    real = node_mask.astype(bool)
+    bad = np.zeros(len(real), bool)
+    for schedule in (levels, padded):
+        first, stop, most = host_schedule(schedule, children, real, bad)[
+            "bounds"
+        ]
+        assert (first, int(stop), most) == (
+            0,
+            levels.shape[1],
+            schedule.shape[1],
+        )
+    # A batch of leaves alone: no step at all.
+    leaves = kr.trees.encode_trees(["5", "7"])
+    _, stop, most = host_schedule(
+        leaves["tree_levels"],
+        leaves["children"],
+        leaves["node_mask"].astype(bool),
+        np.zeros(2, bool),
+    )["bounds"]
+    assert (int(stop), most) == (0, 1)
