@@ -384,26 +384,41 @@ def backend_run(args):
     _backend.record(medians)
 
 
-def data_level_shapes(dataset, boundaries, width=2):
+def data_level_shapes(dataset, boundaries):
     """`padded_batch`'s `level_shapes` from one pass over `dataset` (its
-    batches without them): per bucket, the most steps of `width` slots
-    that a batch of it took (rounded up by `kr.trees.bucket_size`)."""
-    most = [1] * len(boundaries)
+    batches without them): per bucket, the widest `W` that
+    `kr.trees.tree_levels` picks for a batch of it, and the most steps a
+    batch of it takes with `W` slots (rounded up by `kr.trees.bucket_size`)."""
+    batches = [[] for _ in boundaries]
     for trees, _ in dataset:
-        size = int(np.asarray(trees["node_mask"]).sum(axis=1).max())
+        children = np.asarray(trees["children"])
+        node_mask = np.asarray(trees["node_mask"])
+        size = int(node_mask.sum(axis=1).max())
         bucket = min(
             int(np.searchsorted(boundaries, size, side="right")),
             len(boundaries) - 1,
         )
-        steps = kr.trees.tree_levels(
-            np.asarray(trees["children"]),
-            np.asarray(trees["node_mask"]),
-            level_width=width,
-            round_up=False,
-            pack=True,
-        ).shape[1]
-        most[bucket] = max(most[bucket], steps)
-    return [(kr.trees.bucket_size(steps), width) for steps in most]
+        batches[bucket].append((children, node_mask))
+    shapes = []
+    for bucket in batches:
+        width = max(
+            (
+                kr.trees.tree_levels(*batch, pack=True).shape[2]
+                for batch in bucket
+            ),
+            default=1,
+        )
+        steps = max(
+            (
+                kr.trees.tree_levels(
+                    *batch, level_width=width, round_up=False, pack=True
+                ).shape[1]
+                for batch in bucket
+            ),
+            default=1,
+        )
+        shapes.append((kr.trees.bucket_size(steps), width))
+    return shapes
 
 
 def bucketed_dataset(args, level_shapes=False):

@@ -155,10 +155,13 @@ def padded_batch(
             shape per bucket: at most one compilation per bucket. A batch
             that needs more than `L` steps stops the iteration with an
             `InvalidArgumentError` naming them. Defaults to `None`: `L`
-            and `W` picked per batch (`kr.trees.tree_levels`), a few
-            shapes per bucket. Pick `L` from the data: the largest number
-            of steps of a pass without it (a padding step costs as much as
-            a step).
+            and `W` picked per batch (`kr.trees.tree_levels`: `W` a power
+            of two, `L` rounded up by `kr.trees.bucket_size`), so buckets
+            of their own bound the shapes: a few per node bucket. Pick `L`
+            from the data: the largest number of steps of a pass without
+            it. Under XLA on TensorFlow the padding steps cost nothing (the
+            level loop stops after the last step that updates a node); on
+            JAX a padding step costs as much as a step.
 
     A dataset that gives no batch (no tree, or fewer than `batch_size` with
     `drop_remainder=True`) is a `ValueError` when its size is known, else
