@@ -32,6 +32,26 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 MODELS = ("PeepholeLSTM", "CoupledLSTM", "GatedFeedbackRNN", "GatedGraph")
 
 
+# The NumPy dtype of each ONNX input type: ONNX Runtime converts nothing,
+# and the index inputs of the tree and graph models are int64.
+ONNX_DTYPES = {
+    "tensor(float)": "float32",
+    "tensor(int32)": "int32",
+    "tensor(int64)": "int64",
+    "tensor(bool)": "bool",
+}
+
+
+def onnx_feed(session, arrays):
+    """`arrays` (a dict by input name) in the dtypes `session` lists."""
+    import numpy as np
+
+    return {
+        node.name: np.asarray(arrays[node.name]).astype(ONNX_DTYPES[node.type])
+        for node in session.get_inputs()
+    }
+
+
 def _sequence_model(name):
     """The model of serving.py with a `Masking` layer: `model.export` drops
     masks, so the mask comes from the padded values themselves."""
@@ -111,10 +131,8 @@ def build(name, directory, rng, threads):
         str(onnx_path), options, providers=["CPUExecutionProvider"]
     )
     onnx_names = [node.name for node in session.get_inputs()]
-    onnx_feeds = (
-        {key: request[key] for key in onnx_names}
-        if is_graph
-        else {onnx_names[0]: request["frames"]}
+    onnx_feeds = onnx_feed(
+        session, request if is_graph else {onnx_names[0]: request["frames"]}
     )
 
     litert_path = directory / f"{name}.tflite"

@@ -34,6 +34,9 @@ import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from runtimes import onnx_feed  # noqa: E402
 
 FEATURES, UNITS = 32, 128
 NUM_LEVELS, LEVEL_WIDTH = 32, 2
@@ -150,7 +153,7 @@ def main():
         model.export(onnx_path, format="onnx", verbose=False)
         session = onnxruntime.InferenceSession(onnx_path)
         runners["ONNX from TensorFlow"] = lambda r, s=session: s.run(
-            None, {i.name: r[i.name].astype("int32") for i in s.get_inputs()}
+            None, onnx_feed(s, r)
         )
         litert = tree_model(family, num_nodes=args.num_nodes)
         litert.set_weights(model.get_weights())
@@ -189,12 +192,7 @@ def main():
         )
         torch_session = onnxruntime.InferenceSession(torch_path)
         runners["ONNX from PyTorch"] = lambda r, s=torch_session: s.run(
-            None,
-            {
-                i.name: v
-                for i in s.get_inputs()
-                for v in [fixed(r, args.num_nodes, True)[i.name]]
-            },
+            None, onnx_feed(s, fixed(r, args.num_nodes, True))
         )
         times = {name: [] for name in runners}
         rng = np.random.default_rng(0)
