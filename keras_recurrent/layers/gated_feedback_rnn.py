@@ -166,12 +166,15 @@ def _carry_last_valid(outputs, mask):
             ),
         )
 
-    def jump(latest):
+    def jump(latest, waiting):
         jumped = ops.take_along_axis(latest, ops.maximum(latest, 0), axis=1)
-        return (ops.where(pending(latest), jumped, latest),)
+        latest = ops.where(waiting, jumped, latest)
+        return latest, pending(latest)
 
-    (latest,) = ops.while_loop(
-        lambda latest: ops.any(pending(latest)), jump, (latest,)
+    latest, _ = ops.while_loop(
+        lambda latest, waiting: ops.any(waiting),
+        jump,
+        (latest, pending(latest)),
     )
     carried = ops.take_along_axis(
         outputs, ops.maximum(latest, 0)[:, :, None], axis=1
